@@ -1,0 +1,30 @@
+# Two jobs for people: `make demo` (the main job) and `make test`. Each sets up .venv itself.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint browser clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/dicetower simulate --preset tim-11 --players Ana,Ben,Cleo --seed 7
+
+test: $(STAMP) browser
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+# Headless Chromium and its driver for the scoreboard's browser tests (Debian packages).
+browser:
+	@sh tools/install-browser.sh
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,15 @@
+"""The `dicetower simulate` subcommand (not built yet)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("simulate", help="(not built yet)")
+    parser.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    print("dicetower simulate: not built yet")
+    return 2

@@ -1,0 +1,1 @@
+"""The tower's devices (seat lights, status LED, ring light, buttons, token dispensers)."""

@@ -1,0 +1,1 @@
+"""Image to dice: find each die in a photo of the tray and read its top face."""
