@@ -1,15 +1,22 @@
-"""The `dicetower bench` subcommand (not built yet)."""
+"""The `dicetower bench` subcommand: benchmarks of speed and accuracy, one per part.
+
+Each benchmark lives with the part it measures, in a module exposing
+``register(subparsers)`` (light imports at module level, heavy ones inside the run function).
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+
+BENCHMARK_MODULES = ("vision.benchmark", "firmware_host.scoreboard.benchmark")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("bench", help="(not built yet)")
-    parser.set_defaults(func=_run)
-
-
-def _run(args: argparse.Namespace) -> int:
-    print("dicetower bench: not built yet")
-    return 2
+    parser = subparsers.add_parser(
+        "bench", help="measure a part: `bench vision`, `bench scoreboard`"
+    )
+    benchmarks = parser.add_subparsers(dest="benchmark", metavar="BENCHMARK")
+    benchmarks.required = True
+    for module in BENCHMARK_MODULES:
+        importlib.import_module(module).register(benchmarks)

@@ -1,0 +1,1 @@
+"""The scoreboard: a Flask application showing the game live on every phone in the bar."""

@@ -1,0 +1,10 @@
+"""The `dicetower bench vision` benchmark (not built yet)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("vision", help="(not built yet)")
+    parser.set_defaults(func=lambda args: 2)
