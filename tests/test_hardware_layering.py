@@ -1,0 +1,45 @@
+"""Only the hardware layer talks to gpiozero: the rest of dicetower goes through `Tower`."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("firmware_host", "vision", "calibration", "tools")
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+    return names
+
+
+def test_nothing_outside_hardware_imports_gpiozero() -> None:
+    offenders = [
+        str(path.relative_to(ROOT))
+        for package in PACKAGES if (ROOT / package).is_dir()
+        for path in sorted((ROOT / package).rglob("*.py"))
+        if any(name.split(".")[0] == "gpiozero" for name in imported_modules(path))
+    ]
+    assert offenders == []
+
+
+def test_reading_a_pinmap_does_not_load_gpiozero() -> None:
+    code = ("import sys, hardware\n"
+            "from hardware.pinmap import EXAMPLE_PINMAP, load_pinmap\n"
+            "from hardware.wiring import wiring_table\n"
+            "wiring_table(load_pinmap(EXAMPLE_PINMAP))\n"
+            "assert 'gpiozero' not in sys.modules, 'gpiozero was imported'\n"
+            "hardware.Tower\n"
+            "assert 'gpiozero' in sys.modules\n")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                            text=True, timeout=30, check=False)
+    assert result.returncode == 0, result.stderr
