@@ -1,0 +1,310 @@
+"""4D: four dice in a 2x2 square, thrown once, then turned a quarter at a time.
+
+Geometry. The dice keep their positions 0, 1, 2, 3, numbered clockwise seen from above
+(the fifth die of the variant is position 4, beside the square). The player to move faces
+one corner: the die there is *near*, the next clockwise is *left*, the previous one is
+*right*, and the opposite one is *far* (locked). After each move the square turns a
+quarter clockwise, so the next player's near die is the next position.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from copy import deepcopy
+from itertools import product
+from typing import Any, ClassVar
+
+from firmware_host.rules.base import GameBase
+from firmware_host.rules.errors import RuleError
+
+SQUARE = 4
+
+# The six moves of the seed, as the set of dice they turn. Turning the near die to the left
+# or to the right cannot be told apart from its top face alone, so both are "near".
+MOVES: dict[str, frozenset[str]] = {
+    "near-left": frozenset({"near"}),
+    "near-right": frozenset({"near"}),
+    "left": frozenset({"left"}),
+    "right": frozenset({"right"}),
+    "left+near": frozenset({"left", "near"}),
+    "right+near": frozenset({"right", "near"}),
+}
+LEGAL_TURNED: frozenset[frozenset[str]] = frozenset(MOVES.values())
+# The five sets of dice a move can turn (the two near moves look alike from above).
+TURNED_SETS: dict[str, tuple[str, ...]] = {
+    "near": ("near",),
+    "left": ("left",),
+    "right": ("right",),
+    "left+near": ("left", "near"),
+    "right+near": ("right", "near"),
+}
+
+# Combination -> base points (the face value is added). Equal totals go to the rarer one.
+COMBINATIONS: dict[str, int] = {
+    "pair": 3,
+    "trio": 5,
+    "brelan": 6,
+    "double_pair": 7,
+    "carre": 8,
+    "suite": 10,
+    "quinte": 12,
+}
+
+
+def roles(near: int) -> dict[str, int]:
+    """Position of the near, left, right and far dice when ``near`` faces the player."""
+    return {
+        "near": near,
+        "left": (near + 1) % SQUARE,
+        "right": (near - 1) % SQUARE,
+        "far": (near + 2) % SQUARE,
+    }
+
+
+def is_quarter_turn(old: int, new: int) -> bool:
+    """A quarter turn shows an adjacent face: never the same one, never the opposite."""
+    return new != old and new + old != 7
+
+
+def check_move(
+    old: Sequence[int], new: Sequence[int], near: int, fifth_die: bool = False
+) -> str | None:
+    """None when going from ``old`` to ``new`` top faces is a legal move, else the reason."""
+    size = SQUARE + (1 if fifth_die else 0)
+    if len(new) != size:
+        return f"{len(new)} faces given; this game has {size} dice"
+    for face in new:
+        if type(face) is not int or not 1 <= face <= 6:
+            return f"a die shows 1 to 6, not {face!r}"
+    where = roles(near)
+    role_of = {pos: role for role, pos in where.items()}
+    changed = [pos for pos in range(SQUARE) if old[pos] != new[pos]]
+    if where["far"] in changed:
+        return f"the far die (position {where['far']}) is locked and cannot be turned"
+    for pos in range(size):
+        if old[pos] != new[pos] and old[pos] + new[pos] == 7:
+            die = "the fifth die" if pos == SQUARE else f"the {role_of[pos]} die"
+            return (
+                f"{die} went from {old[pos]} to {new[pos]}, its opposite face: "
+                "a quarter turn cannot do that"
+            )
+    if fifth_die and old[SQUARE] == new[SQUARE]:
+        return "the fifth die must be turned every turn"
+    if not changed:
+        return "nothing changed: a move turns the near, left or right die"
+    turned = frozenset(role_of[pos] for pos in changed)
+    if turned not in LEGAL_TURNED:
+        names = " and ".join(sorted(turned))
+        return (
+            f"the {names} dice all changed: more than one move allows "
+            "(near, left, right, left+near or right+near)"
+        )
+    return None
+
+
+def adjacent_faces(face: int) -> list[int]:
+    """The four faces a quarter turn can bring up from ``face``."""
+    return [f for f in range(1, 7) if is_quarter_turn(face, f)]
+
+
+def legal_results(
+    faces: Sequence[int], near: int, fifth_die: bool = False
+) -> list[tuple[str, list[int]]]:
+    """Every (move, new top faces) the player facing ``near`` can reach this turn."""
+    where = roles(near)
+    results: list[tuple[str, list[int]]] = []
+    fifth_options = adjacent_faces(faces[SQUARE]) if fifth_die else [None]
+    for move, turned in TURNED_SETS.items():
+        for picked in product(*(adjacent_faces(faces[where[role]]) for role in turned)):
+            new = list(faces)
+            for role, face in zip(turned, picked, strict=True):
+                new[where[role]] = face
+            for fifth in fifth_options:
+                if fifth is not None:
+                    new[SQUARE] = fifth
+                results.append((move, list(new)))
+    return results
+
+
+def best_combination(faces: Sequence[int], pairs_score: bool = True) -> tuple[str | None, int]:
+    """The best-scoring combination showing on ``faces`` and its points (None, 0 if none)."""
+    counts = Counter(faces)
+    found: list[tuple[int, int, str]] = []
+
+    def add(name: str, value: int) -> None:
+        found.append((COMBINATIONS[name] + value, COMBINATIONS[name], name))
+
+    groups = sorted((v for v, c in counts.items() if c >= 2), reverse=True)
+    for value, count in counts.items():
+        if count >= 4:
+            add("carre", value)
+        if count >= 3:
+            add("brelan", value)
+        if count >= 2 and pairs_score:
+            add("pair", value)
+    if len(groups) >= 2:
+        add("double_pair", groups[0])
+    run_names = {3: "trio", 4: "suite", 5: "quinte"}
+    present = set(counts)
+    for high in present:
+        length = 1
+        while high - length in present:
+            length += 1
+        for size in range(3, min(length, 5) + 1):
+            add(run_names[size], high)
+    if not found:
+        return None, 0
+    points, _, name = max(found)
+    return name, points
+
+
+class Game4D(GameBase):
+    """A 4D game for two players, with or without the fifth die."""
+
+    kind: ClassVar[str] = "4d"
+    event_types: ClassVar[tuple[str, ...]] = ("throw", "turn")
+
+    def _reset(self) -> None:
+        self.size = SQUARE + (1 if self.knobs["fifth_die"] else 0)
+        self.faces: list[int] = []
+        self.near = 0
+        self.phase = "start"
+        self.to_move: int | None = 0
+        self.scores = [0, 0]
+        self.moves = 0
+        self.last_move: dict[str, Any] | None = None
+        self.winner: int | None = None
+        self.loser: int | None = None
+
+    def _step(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        self._check_player(event, self.to_move)
+        faces = event.get("faces", [])
+        if self.phase == "start":
+            if event["type"] != "throw":
+                raise RuleError("the dice are thrown once first: a 'throw' of all the dice")
+            for face in faces:
+                if not 1 <= face <= 6:
+                    raise RuleError(f"a die shows 1 to 6, not {face}")
+            if len(faces) != self.size:
+                raise RuleError(f"{len(faces)} dice landed; 4D starts with {self.size} dice")
+            self.faces = list(faces)
+            self.phase = "play"
+            return [{"kind": "phase", "phase": "play"}, self._turn_effect()]
+        if event["type"] != "turn":
+            raise RuleError("in 4D the dice are thrown only once; now they are turned")
+        reason = check_move(self.faces, faces, self.near, self.knobs["fifth_die"])
+        if reason:
+            raise RuleError(reason)
+        player = self.to_move
+        where = roles(self.near)
+        moved = [
+            role
+            for role in ("near", "left", "right")
+            if self.faces[where[role]] != faces[where[role]]
+        ]
+        if self.size > SQUARE:
+            moved.append("fifth")
+        self.faces = list(faces)
+        name, points = best_combination(faces, self.knobs["pairs_score"])
+        self.scores[player] += points
+        self.moves += 1
+        self.last_move = {"player": player, "moved": moved, "combination": name, "points": points}
+        effects: list[dict[str, Any]] = [
+            {"kind": "scored", "player": player, "combination": name, "points": points}
+        ]
+        if self.scores[player] >= self.knobs["target"]:
+            self.winner, self.loser = player, 1 - player
+            self.phase = "over"
+            self.is_over = True
+            self.to_move = None
+            effects.append({"kind": "phase", "phase": "over"})
+            effects.append({"kind": "game_over", "loser": self.loser, "winner": self.winner})
+            return effects
+        # The mover turns the square a quarter: the opponent faces the next corner.
+        self.near = (self.near + 1) % SQUARE
+        self.to_move = 1 - player
+        effects.append(self._turn_effect())
+        return effects
+
+    def _turn_effect(self) -> dict[str, Any]:
+        where = roles(self.near)
+        return {
+            "kind": "turn",
+            "player": self.to_move,
+            "throws_allowed": 1 if self.phase == "start" else 0,
+            "near": where["near"],
+            "far": where["far"],
+        }
+
+    def _current_turn_effects(self) -> list[dict[str, Any]]:
+        return [] if self.to_move is None else [self._turn_effect()]
+
+    def legal_moves(self) -> list[tuple[str, list[int]]]:
+        """Every (move, new top faces) the player to move can reach (none unless playing)."""
+        if self.phase != "play":
+            return []
+        return legal_results(self.faces, self.near, self.size > SQUARE)
+
+    def view(self) -> dict[str, Any]:
+        square = None
+        if self.faces:
+            square = {
+                role: {"pos": pos, "face": self.faces[pos]}
+                for role, pos in roles(self.near).items()
+            }
+        combination, points = (
+            best_combination(self.faces, self.knobs["pairs_score"]) if self.faces else (None, 0)
+        )
+        # A deep copy: the caller may keep or change it without touching the game.
+        return deepcopy(
+            {
+                "game": "4d",
+                "preset": self.preset,
+                "knobs": dict(self.knobs),
+                "players": [
+                    {
+                        "name": name,
+                        "seat": seat,
+                        "tokens": 0,
+                        "fiches": 0,
+                        "out": False,
+                        "out_rank": None,
+                        "score": self.scores[seat],
+                    }
+                    for seat, name in enumerate(self.players)
+                ],
+                "phase": self.phase,
+                "to_move": self.to_move,
+                "throw_number": 0,
+                "throws_allowed": 1 if self.phase == "start" else 0,
+                "throws_label": None,
+                "dice": list(self.faces),
+                "kept": [],
+                "round": [],
+                "best": None,
+                "worst": None,
+                "pot": 0,
+                "total_tokens": 0,
+                "manche": 1,
+                "last_round": None,
+                "loser": self.loser,
+                "winner": self.winner,
+                "message": self.message(),
+                "square": square,
+                "fifth": self.faces[SQUARE] if self.size > SQUARE and self.faces else None,
+                "showing": {"combination": combination, "points": points},
+                "scores": list(self.scores),
+                "target": self.knobs["target"],
+                "moves": self.moves,
+                "last_move": dict(self.last_move) if self.last_move else None,
+            }
+        )
+
+    def message(self) -> str:
+        if self.phase == "over":
+            return f"{self.players[self.winner]} gagne avec {self.scores[self.winner]} points"
+        name = self.players[self.to_move]
+        if self.phase == "start":
+            return f"{name} lance les {self.size} dés une seule fois"
+        return f"{name} tourne un ou deux dés (le dé du fond est bloqué)"

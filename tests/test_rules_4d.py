@@ -1,0 +1,194 @@
+"""4D: the square's geometry, the move checker, the scorer and whole games."""
+
+from __future__ import annotations
+
+import json
+import re
+from itertools import product
+
+import pytest
+
+from firmware_host.rules import RuleError, best_combination, check_move, game_from_json, new_game
+from firmware_host.rules.fourd import Game4D, legal_results, roles
+
+
+def test_roles_seen_from_the_player_to_move() -> None:
+    assert roles(0) == {"near": 0, "left": 1, "right": 3, "far": 2}
+    assert roles(1) == {"near": 1, "left": 2, "right": 0, "far": 3}
+    assert roles(3)["far"] == 1
+
+
+OLD = [1, 2, 3, 4]  # near 0 (1), left 1 (2), far 2 (3), right 3 (4)
+
+
+@pytest.mark.parametrize(
+    ("new", "move"),
+    [
+        ([2, 2, 3, 4], "near"),
+        ([5, 2, 3, 4], "near"),
+        ([1, 3, 3, 4], "left"),
+        ([1, 2, 3, 2], "right"),
+        ([3, 6, 3, 4], "left+near"),
+        ([4, 2, 3, 6], "right+near"),
+    ],
+)
+def test_the_six_moves_are_legal(new: list[int], move: str) -> None:
+    assert check_move(OLD, new, near=0) is None, move
+
+
+@pytest.mark.parametrize(
+    ("new", "reason"),
+    [
+        ([1, 2, 2, 4], "far die .* locked"),
+        ([6, 2, 3, 4], "from 1 to 6, its opposite face"),
+        ([1, 5, 3, 4], "left die went from 2 to 5"),
+        ([1, 2, 3, 4], "nothing changed"),
+        ([1, 3, 3, 5], "more than one move allows"),
+        ([2, 3, 3, 5], "more than one move allows"),
+        ([1, 2, 3], "3 faces given; this game has 4 dice"),
+        ([0, 2, 3, 4], "1 to 6, not 0"),
+    ],
+)
+def test_illegal_moves_say_why(new: list[int], reason: str) -> None:
+    why = check_move(OLD, new, near=0)
+    assert why is not None and re.search(reason, why), why
+
+
+def test_the_fifth_die_must_be_turned_every_turn() -> None:
+    old = [1, 2, 3, 4, 5]
+    assert check_move(old, [2, 2, 3, 4, 5], 0, fifth_die=True) == (
+        "the fifth die must be turned every turn"
+    )
+    assert "opposite" in check_move(old, [2, 2, 3, 4, 2], 0, fifth_die=True)
+    assert check_move(old, [2, 2, 3, 4, 6], 0, fifth_die=True) is None
+
+
+@pytest.mark.parametrize(
+    ("faces", "combination", "points"),
+    [
+        ([1, 1, 3, 6], "pair", 4),  # paire de un = 3 + 1
+        ([6, 5, 4, 1], "trio", 11),  # trio à six = 5 + 6
+        ([4, 4, 4, 1], "brelan", 10),  # brelan de quatre = 6 + 4
+        ([4, 4, 2, 2], "double_pair", 11),  # double paire = 7 + 4
+        ([5, 5, 5, 5], "carre", 13),  # carré de cinq = 8 + 5
+        ([3, 4, 5, 6], "suite", 16),  # suite à six = 10 + 6
+        ([4, 4, 5, 6], "trio", 11),  # a trio and a pair: the trio counts
+        ([1, 3, 5, 5], "pair", 8),
+        ([1, 3, 5, 1], "pair", 4),
+        ([2, 3, 4, 5, 6], "quinte", 18),
+        ([1, 2, 4, 6], None, 0),
+    ],
+)
+def test_best_combination(faces: list[int], combination: str | None, points: int) -> None:
+    assert best_combination(faces) == (combination, points)
+
+
+@pytest.mark.parametrize(("pairs", "expected"), [(True, ("pair", 9)), (False, (None, 0))])
+def test_knob_pairs_score(pairs: bool, expected: tuple) -> None:
+    assert best_combination([6, 6, 1, 3], pairs_score=pairs) == expected
+    assert best_combination([6, 6, 1, 1], pairs_score=pairs) == ("double_pair", 13)
+    g = new_game("4d", ["Ana", "Ben"], pairs_score=pairs)
+    g.apply({"type": "throw", "faces": [6, 2, 1, 3]})
+    effects = g.apply({"type": "turn", "faces": [6, 6, 1, 3]})
+    assert effects[0] == {
+        "kind": "scored",
+        "player": 0,
+        "combination": expected[0],
+        "points": expected[1],
+    }
+
+
+def started(**knobs: object) -> Game4D:
+    g = new_game("4d", ["Ana", "Ben"], knobs)
+    g.apply({"type": "throw", "faces": [1, 2, 3, 4, 5][: g.size]})
+    return g
+
+
+def test_a_game_turns_the_square_after_each_move() -> None:
+    g = started()
+    view = g.view()
+    assert view["phase"] == "play" and view["to_move"] == 0
+    assert view["square"] == {
+        "near": {"pos": 0, "face": 1},
+        "left": {"pos": 1, "face": 2},
+        "right": {"pos": 3, "face": 4},
+        "far": {"pos": 2, "face": 3},
+    }
+    effects = g.apply({"type": "turn", "faces": [3, 2, 3, 4]})  # near 1 -> 3: trio 2-3-4
+    assert effects[0] == {"kind": "scored", "player": 0, "combination": "trio", "points": 9}
+    assert effects[-1]["kind"] == "turn" and effects[-1]["player"] == 1
+    view = g.view()
+    assert view["scores"] == [9, 0] and view["to_move"] == 1
+    assert view["square"]["far"]["pos"] == 3  # the die Ana could not touch is now free
+    assert view["last_move"] == {"player": 0, "moved": ["near"], "combination": "trio", "points": 9}
+    with pytest.raises(RuleError, match="far die"):
+        g.apply({"type": "turn", "faces": [3, 2, 3, 5]})
+    g.apply({"type": "turn", "faces": [3, 2, 5, 4]})  # pos 2 is Ben's left die now
+
+
+def test_knob_target_ends_the_game() -> None:
+    g = started(target=10)
+    effects = g.apply({"type": "turn", "faces": [5, 6, 3, 4]})  # suite 3-6: 16
+    assert g.is_over and g.view()["winner"] == 0 and g.view()["loser"] == 1
+    assert effects[-1] == {"kind": "game_over", "loser": 1, "winner": 0}
+    g = started(target=100)
+    g.apply({"type": "turn", "faces": [5, 6, 3, 4]})
+    assert not g.is_over
+
+
+@pytest.mark.parametrize("fifth", [False, True])
+def test_knob_fifth_die(fifth: bool) -> None:
+    g = new_game("4d", ["Ana", "Ben"], fifth_die=fifth)
+    with pytest.raises(RuleError, match=f"starts with {5 if fifth else 4} dice"):
+        g.apply({"type": "throw", "faces": [1, 2, 3, 4, 5][: 4 if fifth else 5]})
+    g.apply({"type": "throw", "faces": [1, 2, 3, 4, 5][: 5 if fifth else 4]})
+    assert g.view()["fifth"] == (5 if fifth else None)
+
+
+def test_illegal_input_changes_nothing() -> None:
+    g = started()
+    before = g.view()
+    for event, reason in (
+        ({"type": "throw", "faces": [1, 2, 3, 4]}, "thrown only once"),
+        ({"type": "turn", "faces": [1, 2, 3, 4]}, "nothing changed"),
+        ({"type": "turn", "faces": [6, 2, 3, 4]}, "opposite"),
+        ({"type": "turn", "faces": [2, 2, 3, 4], "player": 1}, "not Ben's turn"),
+        ({"type": "stop"}, "unknown event type 'stop'"),
+    ):
+        with pytest.raises(RuleError, match=reason):
+            g.apply(event)
+        assert g.view() == before
+    fresh = new_game("4d", ["Ana", "Ben"])
+    with pytest.raises(RuleError, match="thrown once first"):
+        fresh.apply({"type": "turn", "faces": [1, 2, 3, 4]})
+
+
+def test_undo_json_and_replay() -> None:
+    g = started()
+    g.apply({"type": "turn", "faces": [3, 2, 3, 4]})
+    before = g.view()
+    g.apply({"type": "turn", "faces": [3, 2, 5, 4]})
+    data = json.loads(json.dumps(g.to_json()))
+    assert game_from_json(data).view() == g.view()
+    g.undo()
+    assert g.view() == before
+
+
+@pytest.mark.parametrize("near", [0, 1, 2, 3])
+def test_legal_results_are_exactly_the_moves_the_checker_accepts(near: int) -> None:
+    old = [2, 5, 1, 3]
+    results = {tuple(faces) for _, faces in legal_results(old, near)}
+    assert len(legal_results(old, near)) == 4 + 4 + 4 + 16 + 16
+    accepted = {
+        faces for faces in product(range(1, 7), repeat=4) if check_move(old, faces, near) is None
+    }
+    assert results == accepted
+
+
+def test_legal_results_with_the_fifth_die() -> None:
+    old = [2, 5, 1, 3, 6]
+    results = legal_results(old, 0, fifth_die=True)
+    assert len(results) == 44 * 4
+    assert all(check_move(old, faces, 0, fifth_die=True) is None for _, faces in results)
+    g = started(fifth_die=True)
+    assert len(g.legal_moves()) == 176
