@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from firmware_host.rules.base import JSON_FORMAT, GameBase
@@ -22,6 +23,8 @@ def new_game(
     (``new_game("4d", ["Ana", "Ben"], target=50)``).
     """
     kind = game_kind(preset)
+    if knobs is not None and not isinstance(knobs, Mapping):
+        raise RuleError(f"knobs must be a mapping of knob names to values, not {knobs!r}")
     merged = resolve_knobs(preset, {**(knobs or {}), **opts})
     names = _check_players(players, kind)
     cls = Game4D if kind == "4d" else Game421

@@ -268,6 +268,7 @@ class Game4D(GameBase):
                         "seat": seat,
                         "tokens": 0,
                         "fiches": 0,
+                        "manches_won": 0,
                         "out": False,
                         "out_rank": None,
                         "score": self.scores[seat],

@@ -37,6 +37,8 @@ class Game421(GameBase):
         self.pot = k["pot"]
         self.tokens = [k["private_tokens"]] * n
         self.fiches = [0] * n
+        # Charges won, when the winner of a charge counts as winning a manche (classique-10).
+        self.manches_won = [0] * n
         self.out = [False] * n
         self.out_rank: list[int | None] = [None] * n
         self.manche = 1
@@ -400,7 +402,12 @@ class Game421(GameBase):
             fewest = [p for p, t in enumerate(self.tokens) if t == low]
             self.charge_winner = fewest[0] if len(fewest) == 1 else None
             if self.charge_winner is not None:
-                effects.append({"kind": "charge_won", "player": self.charge_winner})
+                counts = bool(self.knobs["charge_win_counts"])
+                if counts:
+                    self.manches_won[self.charge_winner] += 1
+                effects.append(
+                    {"kind": "charge_won", "player": self.charge_winner, "manche_won": counts}
+                )
             if self.knobs["zero_after_charge"] == "wins":
                 for p in range(len(self.players)):
                     if self.tokens[p] == 0:
@@ -499,6 +506,7 @@ class Game421(GameBase):
                         "seat": p,
                         "tokens": self.tokens[p],
                         "fiches": self.fiches[p],
+                        "manches_won": self.manches_won[p],
                         "out": self.out[p],
                         "out_rank": self.out_rank[p],
                         "score": 0,

@@ -21,6 +21,7 @@ KNOBS_421: dict[str, tuple] = {
     "pot": tuple(range(1, 100)),
     "private_tokens": tuple(range(31)),
     "zero_after_charge": ("stays", "wins"),
+    "charge_win_counts": (False, True),
     "manches_to_lose": (1, 2, 3, 4, 5),
     "one_round": (False, True),
 }
@@ -47,6 +48,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "pot": 21,
         "private_tokens": 0,
         "zero_after_charge": "stays",
+        "charge_win_counts": False,
         "manches_to_lose": 2,
         "one_round": False,
     },
@@ -62,6 +64,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "pot": 11,
         "private_tokens": 0,
         "zero_after_charge": "wins",
+        "charge_win_counts": False,
         "manches_to_lose": 2,
         "one_round": False,
     },
@@ -77,6 +80,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "pot": 21,
         "private_tokens": 0,
         "zero_after_charge": "wins",
+        "charge_win_counts": True,
         "manches_to_lose": 1,
         "one_round": False,
     },
@@ -92,6 +96,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "pot": 11,
         "private_tokens": 0,
         "zero_after_charge": "wins",
+        "charge_win_counts": False,
         "manches_to_lose": 1,
         "one_round": False,
     },
@@ -105,7 +110,7 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 def game_kind(preset: str) -> str:
     """ "4d" for the 4D preset, "421" for the others; unknown presets are refused."""
-    if preset not in PRESETS:
+    if not isinstance(preset, str) or preset not in PRESETS:
         raise RuleError(f"unknown preset {preset!r}; valid presets: {', '.join(PRESETS)}")
     return "4d" if preset == "4d" else "421"
 

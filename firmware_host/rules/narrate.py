@@ -60,21 +60,23 @@ class Narrator:
             return
         self.say(f"421 · preset {self.preset} · {names} · seed {self.seed}")
         charge = "coup sec" if k["charge_throws"] == 1 else "up to 3 throws"
+        # The limit binds every round after the opener's turn, charge included.
         limit = {
-            "exact": "exactly the opener's throws",
-            "at-most": "at most the opener's throws",
-            "free": "up to 3 throws each",
+            "exact": "after the opener: exactly the opener's throws",
+            "at-most": "after the opener: at most the opener's throws",
+            "free": "the opener binds nobody",
         }[k["throw_limit"]]
+        if k["one_round"]:
+            self.say(f"single round: up to 3 throws, {limit} · the best hand wins the game")
+            return
         pays = "the best hand's value" if k["charge_pays"] == "best" else "their own hand's value"
         self.say(
-            f"pot {k['pot']} · 421 worth {k['value_421']} · charge {charge}, loser takes {pays}"
+            f"pot {k['pot']} · 421 worth {k['value_421']} · charge: {charge}, loser takes {pays}"
         )
-        if k["one_round"]:
-            self.say(f"single round: {limit}, up to 3 throws · the best hand wins the game")
-            return
+        counts = " · the charge winner wins a manche" if k["charge_win_counts"] else ""
         self.say(
-            f"décharge {limit} · nénette {k['nenette']} · "
-            f"{k['manches_to_lose']} manche(s) lost lose the game"
+            f"décharge: up to 3 throws · {limit} · nénette {k['nenette']} · "
+            f"first to lose {_manches(k['manches_to_lose'])} loses the game{counts}"
         )
 
     # -- observer ---------------------------------------------------------------------
@@ -142,6 +144,7 @@ class Narrator:
                 self.say(f"  Rampo! {tied} tie for {why}: one coup sec each")
             elif kind == "round_lost":
                 last = game.last_round or {}
+                nothing = last.get("phase") == "decharge" and last.get("tokens") == 0
                 self.say(
                     f"  → {self.name(effect['player'])} loses the round with {effect['hand']}"
                     + (
@@ -150,6 +153,12 @@ class Narrator:
                         else ""
                     )
                 )
+                if nothing:
+                    # A winner who holds no token (zero_after_charge = stays) gives nothing.
+                    self.say(
+                        f"    {self.name(last['winner'])} ({last['winner_hand']}) has no token "
+                        f"to give  │ {self._tokens()}"
+                    )
             elif kind == "tokens_from_pot":
                 self.pot -= effect["count"]
                 self.tokens[effect["player"]] += effect["count"]
@@ -168,7 +177,10 @@ class Narrator:
                 self.pot += effect["count"]
                 self.tokens[effect["player"]] -= effect["count"]
             elif kind == "charge_won":
-                self.say(f"  End of the charge: {self.name(effect['player'])} holds the fewest")
+                wins = " and wins a manche" if effect.get("manche_won") else ""
+                self.say(
+                    f"  End of the charge: {self.name(effect['player'])} holds the fewest{wins}"
+                )
             elif kind == "player_out":
                 self.say(
                     f"  ✓ {self.name(effect['player'])} has no token left and is out "
@@ -240,3 +252,7 @@ class Narrator:
                 f"Game over after {game.moves} moves: {self.name(game.winner)} wins with "
                 f"{game.scores[game.winner]} points."
             )
+
+
+def _manches(count: int) -> str:
+    return "1 manche" if count == 1 else f"{count} manches"
