@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 from itertools import product
 
 import pytest
 
 from firmware_host.rules import RuleError, best_combination, check_move, game_from_json, new_game
-from firmware_host.rules.fourd import Game4D, legal_results, roles
+from firmware_host.rules.fourd import Game4D, legal_results, next_near, roles
+from firmware_host.rules.simulation import choose_rotation, policy_4d
 
 
 def test_roles_seen_from_the_player_to_move() -> None:
@@ -120,7 +122,13 @@ def test_a_game_turns_the_square_after_each_move() -> None:
     view = g.view()
     assert view["scores"] == [9, 0] and view["to_move"] == 1
     assert view["square"]["far"]["pos"] == 3  # the die Ana could not touch is now free
-    assert view["last_move"] == {"player": 0, "moved": ["near"], "combination": "trio", "points": 9}
+    assert view["last_move"] == {
+        "player": 0,
+        "moved": ["near"],
+        "combination": "trio",
+        "points": 9,
+        "rotate": "cw",
+    }
     with pytest.raises(RuleError, match="far die"):
         g.apply({"type": "turn", "faces": [3, 2, 3, 5]})
     g.apply({"type": "turn", "faces": [3, 2, 5, 4]})  # pos 2 is Ben's left die now
@@ -192,3 +200,106 @@ def test_legal_results_with_the_fifth_die() -> None:
     assert all(check_move(old, faces, 0, fifth_die=True) is None for _, faces in results)
     g = started(fifth_die=True)
     assert len(g.legal_moves()) == 176
+
+
+@pytest.mark.parametrize(
+    ("rotate", "near", "locked"),
+    [(None, 1, 3), ("cw", 1, 3), ("ccw", 3, 1)],
+)
+def test_the_rotation_picks_the_die_the_opponent_cannot_touch(
+    rotate: str | None, near: int, locked: int
+) -> None:
+    g = started()  # Ana faces position 0: left die 1, right die 3
+    event = {"type": "turn", "faces": [3, 2, 3, 4]}
+    if rotate is not None:
+        event["rotate"] = rotate
+    effects = g.apply(event)
+    assert effects[-1] == {
+        "kind": "turn",
+        "player": 1,
+        "throws_allowed": 0,
+        "near": near,
+        "far": locked,
+    }
+    view = g.view()
+    assert view["square"]["near"]["pos"] == near and view["square"]["far"]["pos"] == locked
+    assert view["last_move"]["rotate"] == (rotate or "cw")
+    # cw locks Ana's right die (position 3) for Ben, ccw her left die (position 1).
+    faces = list(g.faces)
+    faces[locked] = 1 if faces[locked] != 1 else 3
+    with pytest.raises(RuleError, match="far die"):
+        g.apply({"type": "turn", "faces": faces})
+    faces = list(g.faces)
+    other = 4 - locked  # the die Ana's other rotation would have locked is Ben's to turn
+    faces[other] = 1 if faces[other] not in (1, 6) else 3
+    g.apply({"type": "turn", "faces": faces, "rotate": "ccw"})
+    assert g.view()["square"]["near"]["pos"] == next_near(near, "ccw")
+
+
+@pytest.mark.parametrize("bad", ["left", "CW", "", None, 1, ["cw"]])
+def test_a_bad_rotation_is_refused_and_changes_nothing(bad: object) -> None:
+    g = started()
+    before, history = g.view(), list(g.history)
+    with pytest.raises(RuleError, match=r"'rotate' .*'cw', 'ccw', not"):
+        g.apply({"type": "turn", "faces": [3, 2, 3, 4], "rotate": bad})
+    assert g.view() == before and g.history == history
+
+
+def test_ccw_is_journaled_saved_replayed_and_undone() -> None:
+    g = started()
+    g.apply({"type": "turn", "faces": [3, 2, 3, 4], "rotate": "ccw"})
+    before = g.view()
+    g.apply({"type": "turn", "faces": [3, 2, 1, 4], "rotate": "ccw"})  # Ben faces 3: his right die
+    assert g.events[1:] == [
+        {"type": "turn", "faces": [3, 2, 3, 4], "rotate": "ccw"},
+        {"type": "turn", "faces": [3, 2, 1, 4], "rotate": "ccw"},
+    ]
+    assert g.view()["square"]["near"]["pos"] == 2
+    data = json.loads(json.dumps(g.to_json()))
+    rebuilt = game_from_json(data)
+    assert rebuilt.view() == g.view() and rebuilt.events == g.events
+    data["events"][1].pop("rotate")  # played clockwise instead: another game
+    with pytest.raises(RuleError, match="stored view"):
+        game_from_json(data)
+    g.undo()
+    assert g.view() == before and g.view()["square"]["near"]["pos"] == 3
+
+
+def test_a_save_from_before_the_rotation_field_still_loads() -> None:
+    g = started()
+    g.apply({"type": "turn", "faces": [3, 2, 3, 4]})
+    data = json.loads(json.dumps(g.to_json()))
+    del data["view"]["last_move"]["rotate"]
+    assert game_from_json(data).view() == g.view()
+    data["view"]["last_move"]["rotate"] = "ccw"
+    with pytest.raises(RuleError, match="stored view"):
+        game_from_json(data)
+
+
+@pytest.mark.parametrize(
+    ("faces", "rotate", "left_to_ben"),
+    [
+        # ccw locks Ana's left die (the 1): Ben's best is 14; locking the 4 would leave him 16.
+        ([2, 1, 3, 4], "ccw", 14),
+        # cw locks Ana's right die (the 1): Ben's best is 14; locking the 2 would leave him 15.
+        ([4, 2, 3, 1], "cw", 14),
+    ],
+)
+def test_the_simulated_player_locks_the_die_most_useful_to_the_opponent(
+    faces: list[int], rotate: str, left_to_ben: int
+) -> None:
+    g = started()
+    assert choose_rotation(g, faces) == rotate
+    g.apply({"type": "turn", "faces": faces, "rotate": rotate})
+    assert max(best_combination(new)[1] for _, new in g.legal_moves()) == left_to_ben
+
+
+def test_the_simulated_player_sends_a_rotation_and_plays_whole_games() -> None:
+    rng = random.Random(5)
+    for _ in range(5):
+        g = new_game("4d", ["Ana", "Ben"], target=60)
+        while not g.is_over:
+            event = policy_4d(g, rng)
+            assert event["type"] == "throw" or event["rotate"] in ("cw", "ccw")
+            g.apply(event)
+        assert game_from_json(json.loads(json.dumps(g.to_json()))).view() == g.view()

@@ -3,8 +3,11 @@
 Geometry. The dice keep their positions 0, 1, 2, 3, numbered clockwise seen from above
 (the fifth die of the variant is position 4, beside the square). The player to move faces
 one corner: the die there is *near*, the next clockwise is *left*, the previous one is
-*right*, and the opposite one is *far* (locked). After each move the square turns a
-quarter clockwise, so the next player's near die is the next position.
+*right*, and the opposite one is *far* (locked). After each move the mover turns the square
+a quarter, clockwise by default, and the direction picks the die the opponent cannot touch:
+clockwise, the opponent's near die is the next position and the mover's right die is locked
+for them; counter-clockwise, their near die is the previous position and the mover's left die
+is locked.
 """
 
 from __future__ import annotations
@@ -40,6 +43,11 @@ TURNED_SETS: dict[str, tuple[str, ...]] = {
     "right+near": ("right", "near"),
 }
 
+# The two ways to turn the square after a move, as the step of the near position: "cw" locks
+# the mover's right die for the opponent, "ccw" the mover's left die.
+ROTATIONS: dict[str, int] = {"cw": 1, "ccw": -1}
+DEFAULT_ROTATION = "cw"
+
 # Combination -> base points (the face value is added). Equal totals go to the rarer one.
 COMBINATIONS: dict[str, int] = {
     "pair": 3,
@@ -60,6 +68,21 @@ def roles(near: int) -> dict[str, int]:
         "right": (near - 1) % SQUARE,
         "far": (near + 2) % SQUARE,
     }
+
+
+def next_near(near: int, rotate: str = DEFAULT_ROTATION) -> int:
+    """The opponent's near position once the mover has turned the square ``rotate``."""
+    return (near + ROTATIONS[rotate]) % SQUARE
+
+
+def check_rotate(value: Any) -> str:
+    """``value`` when it names a rotation of the square, else a RuleError listing the valid ones."""
+    if type(value) is not str or value not in ROTATIONS:
+        valid = ", ".join(repr(name) for name in ROTATIONS)
+        raise RuleError(
+            f"'rotate' turns the square a quarter one way or the other: {valid}, not {value!r}"
+        )
+    return value
 
 
 def is_quarter_turn(old: int, new: int) -> bool:
@@ -177,6 +200,13 @@ class Game4D(GameBase):
         self.winner: int | None = None
         self.loser: int | None = None
 
+    def _normalise(self, event: dict[str, Any]) -> dict[str, Any]:
+        """The base clean form, plus ``rotate`` on a turn when given (checked here)."""
+        clean = super()._normalise(event)
+        if event["type"] == "turn" and "rotate" in event:
+            clean["rotate"] = check_rotate(event["rotate"])
+        return clean
+
     def _step(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         self._check_player(event, self.to_move)
         faces = event.get("faces", [])
@@ -196,6 +226,7 @@ class Game4D(GameBase):
         reason = check_move(self.faces, faces, self.near, self.knobs["fifth_die"])
         if reason:
             raise RuleError(reason)
+        rotate = check_rotate(event.get("rotate", DEFAULT_ROTATION))
         player = self.to_move
         where = roles(self.near)
         moved = [
@@ -209,7 +240,13 @@ class Game4D(GameBase):
         name, points = best_combination(faces, self.knobs["pairs_score"])
         self.scores[player] += points
         self.moves += 1
-        self.last_move = {"player": player, "moved": moved, "combination": name, "points": points}
+        self.last_move = {
+            "player": player,
+            "moved": moved,
+            "combination": name,
+            "points": points,
+            "rotate": rotate,
+        }
         effects: list[dict[str, Any]] = [
             {"kind": "scored", "player": player, "combination": name, "points": points}
         ]
@@ -221,11 +258,21 @@ class Game4D(GameBase):
             effects.append({"kind": "phase", "phase": "over"})
             effects.append({"kind": "game_over", "loser": self.loser, "winner": self.winner})
             return effects
-        # The mover turns the square a quarter: the opponent faces the next corner.
-        self.near = (self.near + 1) % SQUARE
+        # The mover turns the square a quarter, choosing which die the opponent cannot touch.
+        self.near = next_near(self.near, rotate)
         self.to_move = 1 - player
         effects.append(self._turn_effect())
         return effects
+
+    def shows_view(self, view: Any) -> bool:
+        """Also accepts a view saved before moves recorded ``rotate`` (always clockwise then)."""
+        if super().shows_view(view):
+            return True
+        last = view.get("last_move") if isinstance(view, dict) else None
+        if not isinstance(last, dict) or "rotate" in last:
+            return False
+        upgraded = {**view, "last_move": {**last, "rotate": DEFAULT_ROTATION}}
+        return upgraded == self.view()
 
     def _turn_effect(self) -> dict[str, Any]:
         where = roles(self.near)

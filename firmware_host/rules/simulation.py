@@ -14,7 +14,14 @@ from typing import Any
 
 from firmware_host.rules.base import GameBase
 from firmware_host.rules.factory import new_game
-from firmware_host.rules.fourd import best_combination
+from firmware_host.rules.fourd import (
+    DEFAULT_ROTATION,
+    ROTATIONS,
+    SQUARE,
+    best_combination,
+    legal_results,
+    next_near,
+)
 from firmware_host.rules.game421 import Game421
 
 # A turn worth keeping: 421, 111, the fiches and brelans, and the suites (top 16 with fiches).
@@ -59,14 +66,29 @@ def policy_421(game: Game421, rng: random.Random) -> dict[str, Any]:
 
 
 def policy_4d(game: Any, rng: random.Random) -> dict[str, Any]:
-    """Start with a random throw, then make the move that scores most (ties at random)."""
+    """Start with a random throw, then make the move that scores most (ties at random) and
+    turn the square the way that leaves the opponent the lower best score (ties: clockwise)."""
     if game.phase == "start":
         return {"type": "throw", "faces": dice(rng, game.size)}
     pairs = game.knobs["pairs_score"]
     options = [(best_combination(new, pairs)[1], new) for _, new in game.legal_moves()]
     top = max(points for points, _ in options)
     new = rng.choice([faces for points, faces in options if points == top])
-    return {"type": "turn", "faces": new}
+    return {"type": "turn", "faces": new, "rotate": choose_rotation(game, new)}
+
+
+def choose_rotation(game: Any, faces: list[int]) -> str:
+    """The rotation after the move to ``faces`` that gives the opponent the lower best score."""
+    pairs = game.knobs["pairs_score"]
+    if game.scores[game.to_move] + best_combination(faces, pairs)[1] >= game.knobs["target"]:
+        return DEFAULT_ROTATION  # the move wins: the square is not turned for anyone
+    fifth = game.size > SQUARE
+
+    def opponent_best(rotate: str) -> int:
+        near = next_near(game.near, rotate)
+        return max(best_combination(new, pairs)[1] for _, new in legal_results(faces, near, fifth))
+
+    return min(ROTATIONS, key=lambda rotate: (opponent_best(rotate), rotate != DEFAULT_ROTATION))
 
 
 @dataclass
