@@ -1,1 +1,27 @@
-"""The scoreboard: a Flask application showing the game live on every phone in the bar."""
+"""The scoreboard: a Flask application showing the game live on every phone in the bar.
+
+`create_app(config=None, store=None)` builds it around a `GameStore`; `serve_app` runs it with
+waitress. Imported lazily so that the command line stays quick to start.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["GameStore", "create_app", "serve_app"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "create_app":
+        from firmware_host.scoreboard.app import create_app
+
+        return create_app
+    if name == "GameStore":
+        from firmware_host.scoreboard.store import GameStore
+
+        return GameStore
+    if name == "serve_app":
+        from firmware_host.scoreboard.server import serve_app
+
+        return serve_app
+    raise AttributeError(name)

@@ -1,0 +1,188 @@
+"""The game master's actions, as JSON POSTs behind the PIN, the session and a CSRF token.
+
+Inputs are checked for shape here (types, sizes) so that a malformed request gets a clear 400;
+whether a well-formed input is legal is the rules engine's call (`RuleError`, also a 400).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request
+
+from firmware_host.rules import PRESETS
+from firmware_host.scoreboard.api import get_store
+from firmware_host.scoreboard.auth import (
+    admin_required,
+    csrf_protected,
+    csrf_token,
+    log_in,
+    log_out,
+)
+from firmware_host.scoreboard.errors import ApiError
+
+admin = Blueprint("admin", __name__, url_prefix="/api/admin")
+
+MAX_PLAYERS = 12
+MAX_NAME_LENGTH = 24
+MAX_DICE = 6  # more than any game uses; the engine refuses what its game does not allow
+ROTATIONS = ("cw", "ccw")  # 4D: which way the mover turns the square after a move
+
+
+def _body() -> dict[str, Any]:
+    data = request.get_json(silent=True)
+    if data is None:
+        data = {} if not request.get_data() else None
+    if not isinstance(data, dict):
+        raise ApiError(400, "bad_json", "the body must be a JSON object")
+    return data
+
+
+def _bad(field: str, why: str) -> ApiError:
+    return ApiError(400, "bad_input", f"{field}: {why}")
+
+
+def _int_list(data: dict[str, Any], field: str, *, required: bool) -> list[int] | None:
+    value = data.get(field)
+    if value is None:
+        if required:
+            raise _bad(field, "required (a list of whole numbers)")
+        return None
+    if not isinstance(value, list) or len(value) > MAX_DICE:
+        raise _bad(field, f"must be a list of at most {MAX_DICE} whole numbers")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        raise _bad(field, "must contain whole numbers only")
+    return value
+
+
+def _faces(data: dict[str, Any]) -> list[int]:
+    faces = _int_list(data, "faces", required=True)
+    assert faces is not None
+    if not faces:
+        raise _bad("faces", "at least one die")
+    if any(not 1 <= f <= 6 for f in faces):
+        raise _bad("faces", "each face is between 1 and 6")
+    return faces
+
+
+def _with_player(event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+    """Add the optional ``player`` seat: the engine then refuses an input out of turn."""
+    player = data.get("player")
+    if player is not None:
+        if not isinstance(player, int) or isinstance(player, bool) or player < 0:
+            raise _bad("player", "a seat number (0 for the first seat), or absent")
+        event["player"] = player
+    return event
+
+
+def _rotation(data: dict[str, Any]) -> str | None:
+    rotate = data.get("rotate")
+    if rotate is not None and rotate not in ROTATIONS:
+        raise _bad("rotate", f"one of {', '.join(ROTATIONS)} (default cw), or absent")
+    return rotate
+
+
+def _ok(**extra: Any) -> Response:
+    store = get_store()
+    return jsonify({"ok": True, "version": store.version, **extra})
+
+
+@admin.post("/login")
+@csrf_protected
+def login() -> Response:
+    pin = _body().get("pin")
+    if not isinstance(pin, str) or not pin:
+        raise _bad("pin", "required (text)")
+    log_in(pin)
+    return jsonify({"ok": True, "admin": True, "csrf": csrf_token()})
+
+
+@admin.post("/logout")
+@csrf_protected
+def logout() -> Response:
+    log_out()
+    return jsonify({"ok": True, "admin": False})
+
+
+@admin.post("/game")
+@admin_required
+def start_game() -> Response:
+    data = _body()
+    preset = data.get("preset")
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise _bad("preset", f"one of {', '.join(sorted(PRESETS))}")
+    players = data.get("players")
+    if (
+        not isinstance(players, list)
+        or not 1 <= len(players) <= MAX_PLAYERS
+        or not all(isinstance(p, str) and p.strip() for p in players)
+    ):
+        raise _bad("players", f"a list of 1 to {MAX_PLAYERS} names, in seat order")
+    names = [p.strip() for p in players]
+    if any(len(n) > MAX_NAME_LENGTH for n in names):
+        raise _bad("players", f"names of at most {MAX_NAME_LENGTH} characters")
+    if len(set(names)) != len(names):
+        raise _bad("players", "two players have the same name")
+    knobs = data.get("knobs") or {}
+    if not isinstance(knobs, dict):
+        raise _bad("knobs", "an object of knob name to value")
+    view = get_store().start_game(preset, names, knobs)
+    return _ok(game=view)
+
+
+@admin.post("/throw")
+@admin_required
+def throw() -> Response:
+    data = _body()
+    event: dict[str, Any] = {"type": "throw", "faces": _faces(data)}
+    keep = _int_list(data, "keep", required=False)
+    if keep:
+        event["keep"] = keep
+    return _ok(effects=get_store().apply(_with_player(event, data)))
+
+
+@admin.post("/turn")
+@admin_required
+def turn() -> Response:
+    data = _body()
+    event: dict[str, Any] = {"type": "turn", "faces": _faces(data)}
+    rotate = _rotation(data)
+    if rotate is not None:
+        event["rotate"] = rotate
+    return _ok(effects=get_store().apply(_with_player(event, data)))
+
+
+@admin.post("/stop")
+@admin_required
+def stop() -> Response:
+    return _ok(effects=get_store().apply(_with_player({"type": "stop"}, _body())))
+
+
+@admin.post("/undo")
+@admin_required
+def undo() -> Response:
+    return _ok(effects=get_store().undo())
+
+
+@admin.post("/correct")
+@admin_required
+def correct() -> Response:
+    data = _body()
+    keep = _int_list(data, "keep", required=False)
+    faces = _faces(data)
+    return _ok(effects=get_store().correct_last(faces, keep, _rotation(data)))
+
+
+@admin.post("/pause")
+@admin_required
+def pause() -> Response:
+    paused = _body().get("paused", True)
+    if not isinstance(paused, bool):
+        raise _bad("paused", "true or false")
+    return _ok(paused=get_store().set_paused(paused))
+
+
+@admin.post("/end")
+@admin_required
+def end() -> Response:
+    return _ok(game=get_store().end_game())

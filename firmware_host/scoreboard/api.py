@@ -1,0 +1,86 @@
+"""The read-only JSON API: state, history, live events, the camera frame, the session."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from firmware_host.rules import KNOBS, PRESETS
+from firmware_host.scoreboard.auth import csrf_token, is_admin
+from firmware_host.scoreboard.errors import ApiError
+from firmware_host.scoreboard.sse import ClientLimit, StateStream
+from firmware_host.scoreboard.store import GameStore
+
+api = Blueprint("api", __name__, url_prefix="/api")
+
+
+def get_store() -> GameStore:
+    return current_app.extensions["dicetower.store"]
+
+
+def _no_store(response: Response) -> Response:
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@api.get("/state")
+def state() -> Response:
+    version, text = get_store().snapshot_json()
+    response = current_app.response_class(text, mimetype="application/json")
+    response.headers["ETag"] = f'"{version}"'
+    return _no_store(response)
+
+
+@api.get("/history")
+def history() -> Response:
+    return _no_store(jsonify(get_store().history()))
+
+
+@api.get("/game")
+def game() -> Response:
+    """The whole game as the engine serialises it: enough to rebuild it elsewhere."""
+    data = get_store().game_json()
+    if data is None:
+        raise ApiError(404, "no_game", "no game yet")
+    return _no_store(jsonify(data))
+
+
+@api.get("/presets")
+def presets() -> Response:
+    return jsonify({"presets": PRESETS, "knobs": {k: list(v) for k, v in KNOBS.items()}})
+
+
+@api.get("/session")
+def session_info() -> Response:
+    """The CSRF token to send with every POST, and whether the PIN unlocked this session."""
+    return _no_store(jsonify({"csrf": csrf_token(), "admin": is_admin()}))
+
+
+@api.get("/frame.jpg")
+def frame() -> Response:
+    latest = get_store().frame()
+    if latest is None:
+        raise ApiError(404, "no_frame", "no camera image (no camera, or nothing read yet)")
+    version, jpeg = latest
+    response = current_app.response_class(jpeg, mimetype="image/jpeg")
+    response.headers["ETag"] = f'"frame-{version}"'
+    return _no_store(response)
+
+
+@api.get("/events")
+def events() -> Response:
+    limit: ClientLimit = current_app.extensions["dicetower.sse_limit"]
+    if not limit.acquire():
+        raise ApiError(
+            503, "too_many_clients", f"too many live pages open ({limit.maximum}): retry later",
+            headers={"Retry-After": "10"},
+        )
+    stream = StateStream(
+        get_store(),
+        limit,
+        request.headers.get("Last-Event-ID"),
+        float(current_app.config["SSE_KEEPALIVE"]),
+    )
+    response = Response(stream, mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-cache, no-store"
+    response.headers["X-Accel-Buffering"] = "no"  # no proxy buffering when one is in front
+    return response

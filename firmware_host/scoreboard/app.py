@@ -1,0 +1,78 @@
+"""The scoreboard's Flask application factory."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask, Response
+
+from firmware_host.scoreboard.admin import admin
+from firmware_host.scoreboard.api import api
+from firmware_host.scoreboard.auth import FailureLimiter, generate_pin
+from firmware_host.scoreboard.errors import register_error_handlers
+from firmware_host.scoreboard.i18n import DEFAULT_LANGUAGE
+from firmware_host.scoreboard.pages import pages
+from firmware_host.scoreboard.sse import ClientLimit
+from firmware_host.scoreboard.store import GameStore
+
+DEFAULTS: dict[str, Any] = {
+    "SCOREBOARD_PIN": None,  # None: a random 6-digit PIN, read it from app.config
+    "SCOREBOARD_LANG": DEFAULT_LANGUAGE,
+    "SCOREBOARD_PUBLIC_URL": None,  # the URL in the QR code; None: the one the page came from
+    "SCOREBOARD_HOSTNAME": None,  # shown beside the QR code; None: this machine's hostname
+    "SSE_MAX_CLIENTS": 100,  # each open page holds one server thread
+    "SSE_KEEPALIVE": 15.0,  # seconds between keep-alive comments
+    "LOGIN_MAX_FAILURES": 5,
+    "LOGIN_WINDOW": 300.0,  # seconds
+    "SESSION_COOKIE_HTTPONLY": True,
+    "SESSION_COOKIE_SAMESITE": "Strict",
+    "MAX_CONTENT_LENGTH": 16 * 1024,  # every admin request is a few hundred bytes
+    "SEND_FILE_MAX_AGE_DEFAULT": 3600,
+}
+
+# Everything is served by the tower itself; nothing may load from elsewhere.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+)
+
+
+def create_app(
+    config: Mapping[str, Any] | None = None, store: GameStore | None = None
+) -> Flask:
+    """Build the scoreboard application around `store` (a new, empty one by default).
+
+    `config` overrides `DEFAULTS` and Flask's own settings (``SECRET_KEY``, ``TESTING``...).
+    """
+    app = Flask(__name__)
+    app.config.from_mapping(DEFAULTS)
+    if config:
+        app.config.from_mapping(config)
+    if not app.config.get("SECRET_KEY"):
+        # Sessions last as long as the process: a restart logs the game master out.
+        app.config["SECRET_KEY"] = secrets.token_hex(32)
+    if not app.config["SCOREBOARD_PIN"]:
+        app.config["SCOREBOARD_PIN"] = generate_pin()
+    app.config["SCOREBOARD_PIN"] = str(app.config["SCOREBOARD_PIN"])
+
+    app.extensions["dicetower.store"] = store if store is not None else GameStore()
+    app.extensions["dicetower.limiter"] = FailureLimiter(
+        int(app.config["LOGIN_MAX_FAILURES"]), float(app.config["LOGIN_WINDOW"])
+    )
+    app.extensions["dicetower.sse_limit"] = ClientLimit(int(app.config["SSE_MAX_CLIENTS"]))
+
+    app.register_blueprint(api)
+    app.register_blueprint(admin)
+    app.register_blueprint(pages)
+    register_error_handlers(app)
+
+    @app.after_request
+    def security_headers(response: Response) -> Response:
+        response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        return response
+
+    return app

@@ -1,0 +1,55 @@
+"""Clear JSON errors for the API: every refused request says why, and changes nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, Response, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from firmware_host.rules import RuleError
+from firmware_host.scoreboard.store import StoreError
+
+
+class ApiError(Exception):
+    """A refused API request: HTTP status, a short machine code and a human message."""
+
+    def __init__(
+        self, status: int, code: str, message: str, headers: dict[str, str] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers or {}
+
+
+def error_response(
+    status: int, code: str, message: str, headers: dict[str, str] | None = None
+) -> Response:
+    response = jsonify({"error": message, "code": code, "status": status})
+    response.status_code = status
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def register_error_handlers(app: Flask) -> None:
+    @app.errorhandler(ApiError)
+    def api_error(err: ApiError) -> Response:
+        return error_response(err.status, err.code, err.message, err.headers)
+
+    @app.errorhandler(RuleError)
+    def rule_error(err: RuleError) -> Response:
+        # The engine refused the input and guarantees its state is unchanged.
+        return error_response(400, "rule", str(err))
+
+    @app.errorhandler(StoreError)
+    def store_error(err: StoreError) -> Response:
+        return error_response(409, "conflict", str(err))
+
+    @app.errorhandler(HTTPException)
+    def http_error(err: HTTPException) -> Any:
+        if not request.path.startswith("/api/"):
+            return err
+        return error_response(err.code or 500, err.name.lower().replace(" ", "_"), err.description)

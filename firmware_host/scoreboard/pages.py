@@ -1,0 +1,64 @@
+"""The HTML pages: the scoreboard everyone watches and the game master's page.
+
+Both are one light page rendered with the current state embedded, then kept live by the
+script through Server-Sent Events. Every asset comes from the tower itself (no CDN).
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, current_app, make_response, render_template, request
+
+from firmware_host.scoreboard.api import get_store
+from firmware_host.scoreboard.auth import csrf_token, is_admin
+from firmware_host.scoreboard.i18n import LANGUAGES, labels, pick_language
+from firmware_host.scoreboard.network import hostname, qr_svg
+
+pages = Blueprint("pages", __name__)
+
+LANGUAGE_COOKIE = "lang"
+ONE_YEAR = 365 * 24 * 3600
+
+
+def _render(template: str, *, admin_page: bool) -> Response:
+    requested = request.args.get("lang")
+    language = pick_language(
+        requested,
+        request.cookies.get(LANGUAGE_COOKIE),
+        current_app.config["SCOREBOARD_LANG"],
+    )
+    url = current_app.config.get("SCOREBOARD_PUBLIC_URL") or request.host_url
+    text = labels(language)
+    page_config = {
+        "lang": language,
+        "labels": text,
+        "admin_page": admin_page,
+        "admin": is_admin() if admin_page else False,
+        "csrf": csrf_token() if admin_page else None,
+    }
+    html = render_template(
+        template,
+        lang=language,
+        languages=LANGUAGES,
+        t=text,
+        state=get_store().snapshot(),
+        page_config=page_config,
+        public_url=url,
+        hostname=current_app.config.get("SCOREBOARD_HOSTNAME") or hostname(),
+        qr=qr_svg(url),
+        admin_page=admin_page,
+    )
+    response = make_response(html)
+    response.headers["Cache-Control"] = "no-store"
+    if requested in LANGUAGES:
+        response.set_cookie(LANGUAGE_COOKIE, requested, max_age=ONE_YEAR, samesite="Lax")
+    return response
+
+
+@pages.get("/")
+def board() -> Response:
+    return _render("board.html", admin_page=False)
+
+
+@pages.get("/admin")
+def admin_page() -> Response:
+    return _render("board.html", admin_page=True)

@@ -1,0 +1,304 @@
+"""The game store: the scoreboard's one `Game`, guarded by a lock, with a change counter.
+
+The rules engine stays the single source of truth: the store only applies inputs through it and
+adds what the engine does not know (paused, ended, the latest camera reading, who threw what).
+Every accepted change goes through `GameStore._commit`, so a journal (SQLite, later) can record
+them in order by passing ``journal=``; it is called under the lock, right after the change.
+
+Readers never wait on writers for long: the snapshot sent to clients is serialised once per
+version and cached, and `wait_for_change` lets streaming clients sleep until the counter moves.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from firmware_host.rules import Game, RuleError, game_from_json, new_game
+from firmware_host.scoreboard.stats import hands_completed, player_statistics
+
+JSONDict = dict[str, Any]
+Journal = Callable[[JSONDict], None]
+
+# Inputs whose faces a misread can make wrong, so a correction may replace them.
+CORRECTABLE_EVENTS = ("throw", "turn")
+
+
+class StoreError(Exception):
+    """The request conflicts with the store's state (no game, paused, over); nothing changed."""
+
+
+class StreamsEnded(Exception):
+    """The server is stopping (or restarting): open streams should finish now."""
+
+
+class GameStore:
+    """Holds the current game and everything the scoreboard shows about it."""
+
+    def __init__(self, *, journal: Journal | None = None) -> None:
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._journal = journal
+        self._game: Game | None = None
+        # One note per entry of the engine's history: who was to move, when, hands completed.
+        self._notes: list[JSONDict] = []
+        self._paused = False
+        self._ended = False
+        self._reading: JSONDict | None = None
+        self._frame: bytes | None = None
+        self._version = 0
+        self._game_version = 0  # the version of the last change of the game itself
+        self._cached: tuple[int, str] | None = None
+        self._stream_endings = 0  # counts `end_streams` calls
+        # Tells a reconnecting client whether its Last-Event-ID comes from this run.
+        self.instance = secrets.token_hex(4)
+
+    # ----------------------------------------------------------------- reading the state
+
+    @property
+    def version(self) -> int:
+        with self._lock:
+            return self._version
+
+    def snapshot(self) -> JSONDict:
+        """The state every client sees: the engine's view plus the store's own metadata."""
+        return json.loads(self.snapshot_json()[1])
+
+    def snapshot_json(self) -> tuple[int, str]:
+        """(version, snapshot as JSON text), serialised once per version."""
+        with self._lock:
+            if self._cached is None or self._cached[0] != self._version:
+                self._cached = (self._version, _compact_json(self._snapshot_locked()))
+            return self._cached
+
+    def history(self) -> JSONDict:
+        """Every accepted input of the game with its effects, who made it and when."""
+        with self._lock:
+            if self._game is None:
+                return {"version": self._version, "players": [], "entries": []}
+            entries = [
+                {**entry, **(self._notes[i] if i < len(self._notes) else {})}
+                for i, entry in enumerate(self._game.history)
+            ]
+            players = [p["name"] for p in self._game.view()["players"]]
+            return {"version": self._version, "players": players, "entries": entries}
+
+    def game_json(self) -> JSONDict | None:
+        """The whole game as the engine serialises it (enough to rebuild it), or None."""
+        with self._lock:
+            return None if self._game is None else self._game.to_json()
+
+    def frame(self) -> tuple[int, bytes] | None:
+        """(reading version, annotated JPEG) of the latest camera reading, or None."""
+        with self._lock:
+            if self._frame is None or self._reading is None:
+                return None
+            return self._reading["version"], self._frame
+
+    def wait_for_change(self, after: int, timeout: float) -> int | None:
+        """Block until the version differs from `after`; return it, or None on timeout.
+
+        Raises `StreamsEnded` when `end_streams` is called meanwhile.
+        """
+        with self._changed:
+            endings = self._stream_endings
+            if not self._changed.wait_for(
+                lambda: self._stream_endings != endings or self._version != after,
+                timeout=timeout,
+            ):
+                return None
+            if self._stream_endings != endings:
+                raise StreamsEnded
+            return self._version
+
+    def end_streams(self) -> None:
+        """Wake every waiting stream and make it finish (the server stops or restarts).
+
+        Only the streams open now end; the store itself keeps working and new streams can
+        open, so a server can be restarted around the same store.
+        """
+        with self._changed:
+            self._stream_endings += 1
+            self._changed.notify_all()
+
+    # ----------------------------------------------------------------- changing the state
+
+    def start_game(
+        self, preset: str, players: list[str], knobs: JSONDict | None = None
+    ) -> JSONDict:
+        """Replace the current game by a new one; return its view."""
+        game = new_game(preset, list(players), knobs or None)
+        action = {"action": "new_game", "preset": preset, "players": players, "knobs": knobs}
+
+        def install() -> JSONDict:
+            self._game = game
+            self._notes = []
+            self._paused = False
+            self._ended = False
+            return game.view()
+
+        return self._commit(action, install)
+
+    def apply(self, event: JSONDict) -> list[JSONDict]:
+        """Apply one input (throw, stop, turn, undo) through the engine; return its effects."""
+
+        def apply_event() -> list[JSONDict]:
+            game = self._playable_game()
+            before = game.view()
+            effects = game.apply(event)
+            self._note_history(game, before)
+            return effects
+
+        return self._commit({"action": "event", "event": event}, apply_event)
+
+    def undo(self) -> list[JSONDict]:
+        """Undo the last accepted input."""
+        return self.apply({"type": "undo"})
+
+    def correct_last(
+        self, faces: list[int], keep: list[int] | None = None, rotate: str | None = None
+    ) -> list[JSONDict]:
+        """Replace the faces of the last throw (or 4D turn), atomically: all or nothing.
+
+        `keep` (421) and `rotate` (4D) default to those of the input being corrected.
+        The correction is made on a copy of the game, which replaces the real one only when
+        the engine accepts the corrected input, so a refused correction changes nothing.
+        """
+
+        def correct() -> list[JSONDict]:
+            game = self._playable_game()
+            if not game.history:
+                raise StoreError("nothing to correct: no input yet")
+            last = game.history[-1]["event"]
+            if last.get("type") not in CORRECTABLE_EVENTS:
+                raise StoreError(f"the last input is a {last.get('type')!r}, not a throw")
+            corrected = {**last, "faces": list(faces)}
+            if keep is not None:
+                corrected["keep"] = list(keep)
+            if rotate is not None:
+                if last.get("type") != "turn":
+                    raise StoreError("only a 4D turn has a rotation to correct")
+                corrected["rotate"] = rotate
+            trial = game_from_json(game.to_json())
+            trial.undo()
+            before = trial.view()
+            effects = trial.apply(corrected)
+            self._game = trial
+            del self._notes[-1]
+            self._note_history(trial, before)
+            return effects
+
+        action = {"action": "correct", "faces": faces, "keep": keep, "rotate": rotate}
+        return self._commit(action, correct)
+
+    def set_paused(self, paused: bool) -> bool:
+        """Pause or resume: while paused, game inputs are refused."""
+
+        def pause() -> bool:
+            self._require_game()
+            if self._ended:
+                raise StoreError("the game is over")
+            self._paused = bool(paused)
+            return self._paused
+
+        return self._commit({"action": "pause", "paused": bool(paused)}, pause)
+
+    def end_game(self) -> JSONDict:
+        """End the game now (the game master's decision); it stays on screen, read-only."""
+
+        def end() -> JSONDict:
+            game = self._require_game()
+            self._ended = True
+            self._paused = False
+            return game.view()
+
+        return self._commit({"action": "end"}, end)
+
+    def publish_reading(self, jpeg: bytes | None, dice: list[JSONDict]) -> int:
+        """Show the latest camera reading: an annotated JPEG and the dice as read.
+
+        Each die is ``{"value", "center", "corners", "confidence", "reason", "alternatives"}``.
+        Not a game input, so it is not journaled. Returns the new version.
+        """
+        with self._changed:
+            self._version += 1
+            self._frame = bytes(jpeg) if jpeg else None
+            self._reading = {
+                "version": self._version,
+                "at": time.time(),
+                "has_image": self._frame is not None,
+                "dice": [dict(die) for die in dice],
+            }
+            self._changed.notify_all()
+            return self._version
+
+    # ----------------------------------------------------------------- internals
+
+    def _commit(self, action: JSONDict, change: Callable[[], Any]) -> Any:
+        """The one way in for every change: run it under the lock, count it, journal it.
+
+        A `RuleError` or `StoreError` raised by `change` leaves everything as it was: the
+        engine guarantees it for its own state, and every change here checks before it writes.
+        """
+        with self._changed:
+            result = change()
+            self._version += 1
+            self._game_version = self._version
+            if self._journal is not None:
+                self._journal({**action, "version": self._version, "at": time.time()})
+            self._changed.notify_all()
+            return result
+
+    def _require_game(self) -> Game:
+        if self._game is None:
+            raise StoreError("no game yet: start one first")
+        return self._game
+
+    def _playable_game(self) -> Game:
+        game = self._require_game()
+        if self._ended:
+            raise StoreError("the game is over: start a new one")
+        if self._paused:
+            raise StoreError("the game is paused: resume it first")
+        return game
+
+    def _note_history(self, game: Game, before: JSONDict) -> None:
+        """Keep the notes aligned with the engine's history after an input (or an undo)."""
+        length = len(game.history)
+        del self._notes[length:]
+        if len(self._notes) < length:
+            note = {
+                "player": before.get("to_move"),
+                "at": time.time(),
+                "hands": hands_completed(before, game.view()),
+            }
+            self._notes.extend(dict(note) for _ in range(length - len(self._notes)))
+
+    def _snapshot_locked(self) -> JSONDict:
+        game = self._game
+        view = game.view() if game is not None else None
+        return {
+            "version": self._version,
+            "game_version": self._game_version,
+            "instance": self.instance,
+            "paused": self._paused,
+            "ended": self._ended or bool(self._game is not None and self._game.is_over),
+            "camera": self._reading is not None,
+            "reading": self._reading,
+            "game": view,
+            "history_length": len(game.history) if game is not None else 0,
+            "last_input": game.history[-1]["event"] if game is not None and game.history else None,
+            "stats": player_statistics(view, game.history, self._notes) if view else None,
+        }
+
+
+def _compact_json(data: JSONDict) -> str:
+    """One line, no spaces, UTF-8 kept as is: it goes to every phone on every change."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+__all__ = ["GameStore", "RuleError", "StoreError", "StreamsEnded"]
