@@ -1,10 +1,120 @@
-"""The `dicetower bench vision` benchmark (not built yet)."""
+"""The `dicetower bench vision` benchmark: read every dataset image, score, time.
+
+Runs on one core (``cv2.setNumThreads(1)``), times `read_dice` alone (decoding excluded), and
+scores with `vision.scoring` (the dataset's own matching rule), per source and overall.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+DEFAULT_DATASET = Path(__file__).resolve().parent.parent.parent / "shared/datasets/dice-photos"
+COLUMNS = ("images", "gt_dice", "correct", "wrong", "unsure", "missed", "extra")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("vision", help="(not built yet)")
-    parser.set_defaults(func=lambda args: 2)
+    parser = subparsers.add_parser(
+        "vision",
+        help="read a labelled photo set and score it (default: ../shared/datasets/dice-photos)",
+    )
+    parser.add_argument(
+        "dataset", nargs="?", default=str(DEFAULT_DATASET),
+        help="folder holding manifest.json and the images",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--half", choices=("even", "odd"),
+        help="only the even- or odd-indexed manifest images (tune on one, confirm on the other)",
+    )
+    parser.add_argument("--limit", type=int, help="only the first N images (after --half)")
+    parser.add_argument(
+        "--predictions", metavar="FILE",
+        help="also write the readings as JSON lines (the `dicetower read --json` format)",
+    )
+    parser.add_argument(
+        "--errors", action="store_true", help="list the images with wrong, missed or extra dice"
+    )
+    parser.set_defaults(func=run)
+
+
+def _fmt(x: float | None, digits: int = 3) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def table(result: dict[str, Any]) -> str:
+    """The per-source and overall rows as fixed-width text."""
+    head = f"{'source':<38}" + "".join(f"{c:>8}" for c in (*COLUMNS, "recall", "precis"))
+    head += f"{'ms_med':>8}{'ms_p95':>8}"
+    lines = [head, "-" * len(head)]
+    rows = [*result["per_source"].items(), ("ALL", result["overall"])]
+    for name, row in rows:
+        line = f"{name[:38]:<38}" + "".join(f"{row[c]:>8}" for c in COLUMNS)
+        line += f"{_fmt(row['recall']):>8}{_fmt(row['precision']):>8}"
+        line += f"{_fmt(row['ms']['median'], 1):>8}{_fmt(row['ms']['p95'], 1):>8}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision import ImageError, load_image, read_dice
+    from vision.scoring import die_sizes, load_manifest, score, score_image
+
+    cv2.setNumThreads(1)
+    dataset = Path(args.dataset)
+    try:
+        records = load_manifest(dataset)
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"dicetower bench vision: cannot read the manifest of {dataset}: {exc}",
+              file=sys.stderr)
+        return 2
+    if args.half:
+        records = records[0 if args.half == "even" else 1 :: 2]
+    if args.limit is not None:
+        records = records[: max(0, args.limit)]
+    sizes = die_sizes(load_manifest(dataset))
+    size_of = dict(zip((r["image"] for r in load_manifest(dataset)), sizes, strict=True))
+    predictions = []
+    errors = []
+    with ExitStack() as stack:
+        out = (
+            stack.enter_context(open(args.predictions, "w", encoding="utf-8"))
+            if args.predictions else None
+        )
+        for k, rec in enumerate(records, 1):
+            print(f"\r{k}/{len(records)} {rec['image']}"[:79].ljust(79), end="", file=sys.stderr)
+            try:
+                image = load_image(dataset / rec["image"])
+            except ImageError as exc:
+                print(f"\n{exc}", file=sys.stderr)
+                predictions.append({"image": rec["image"], "dice": [], "ms": None})
+                continue
+            start = time.perf_counter()
+            dice = read_dice(image)
+            ms = (time.perf_counter() - start) * 1000.0
+            pred = {"image": rec["image"], "dice": [d.to_json() for d in dice], "ms": ms}
+            predictions.append(pred)
+            if out:
+                out.write(json.dumps(pred) + "\n")
+            if args.errors:
+                tally = score_image(rec, size_of[rec["image"]], pred["dice"], ms)
+                if tally.wrong or tally.missed or tally.extra:
+                    errors.append((rec["image"], tally))
+    print("\r" + " " * 79 + "\r", end="", file=sys.stderr)
+    result = score(records, predictions)
+    if args.json:
+        result["dataset"] = str(dataset)
+        print(json.dumps(result, indent=1))
+    else:
+        print(f"dataset: {dataset} ({len(records)} images)")
+        print(table(result))
+        for name, tally in errors:
+            print(f"  {name}: wrong {tally.wrong}, missed {tally.missed}, extra {tally.extra}")
+    return 0

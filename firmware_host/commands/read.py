@@ -1,15 +1,83 @@
-"""The `dicetower read` subcommand (not built yet)."""
+"""The `dicetower read` subcommand: read the dice in one or more images of the tray."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+import time
+from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("read", help="(not built yet)")
-    parser.set_defaults(func=_run)
+    parser = subparsers.add_parser("read", help="read the dice in images of the tray")
+    parser.add_argument("images", nargs="+", metavar="IMAGE", help="image files to read")
+    parser.add_argument("--profile", metavar="P", help="calibration profile (JSON)")
+    parser.add_argument(
+        "--json", action="store_true", help="one JSON line per image (machine-readable)"
+    )
+    parser.add_argument(
+        "--annotate", metavar="DIR", help="write each image with outlines and values to DIR"
+    )
+    parser.set_defaults(func=run)
 
 
-def _run(args: argparse.Namespace) -> int:
-    print("dicetower read: not built yet")
-    return 2
+def _summary(path: str, dice: list, ms: float) -> str:
+    read = [d for d in dice if d.value is not None]
+    unsure = [d for d in dice if d.value is None]
+    values = " ".join(str(d.value) for d in sorted(read, key=lambda d: d.value))
+    line = f"{path}: {len(dice)} dice"
+    if read:
+        line += f", values {values}"
+    if unsure:
+        reasons = ", ".join(sorted({d.reason or "?" for d in unsure}))
+        line += f", {len(unsure)} unsure ({reasons})"
+    return line + f" [{ms:.1f} ms]"
+
+
+def run(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision import ImageError, Profile, annotate, load_image, read_dice
+
+    profile = None
+    if args.profile:
+        try:
+            profile = Profile.load(args.profile)
+        except ValueError as exc:
+            print(f"dicetower read: {exc}", file=sys.stderr)
+            return 2
+    out_dir = Path(args.annotate) if args.annotate else None
+    if out_dir:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    failed = 0
+    for path in args.images:
+        try:
+            image = load_image(path)
+        except ImageError as exc:
+            failed += 1
+            if args.json:
+                print(json.dumps({"image": path, "error": str(exc)}), flush=True)
+            else:
+                print(f"dicetower read: {exc}", file=sys.stderr)
+            continue
+        start = time.perf_counter()
+        dice = read_dice(image, profile)
+        ms = (time.perf_counter() - start) * 1000.0
+        if args.json:
+            line = {"image": path, "dice": [_die_json(d) for d in dice], "ms": round(ms, 2)}
+            print(json.dumps(line), flush=True)
+        else:
+            print(_summary(path, dice, ms), flush=True)
+        if out_dir:
+            target = out_dir / (Path(path).stem + ".png")
+            if not cv2.imwrite(str(target), annotate(image, dice)):
+                failed += 1
+                print(f"dicetower read: cannot write {target}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _die_json(die) -> dict:
+    data = die.to_json()
+    data.pop("alternatives", None)
+    return data

@@ -1,0 +1,226 @@
+"""The pipeline's own parts: the two-reader rule, face layouts, pip shapes, outputs, the CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+import vision
+import vision.pipeline as pipeline
+from firmware_host.cli import main
+from vision.face import FaceReading
+from vision.layout import FACES, fit_layout
+from vision.pips import PipReading
+from vision.render import COLOUR_COMBOS, DieSpec, RenderedTray, TraySpec, render_tray
+
+POSITIONS = [(110, 130), (320, 130), (530, 130), (110, 350), (320, 350), (530, 350)]
+
+
+def six_shot(angle: float = 15.0, combo: str = "ivory/black") -> RenderedTray:
+    body, pips = COLOUR_COMBOS[combo][:2]
+    dice = tuple(DieSpec(v, c, 44, angle, body, pips)
+                 for v, c in zip(range(1, 7), POSITIONS, strict=True))
+    return render_tray(TraySpec(640, 480, "grey", dice=dice), seed=3)
+
+
+def six_dice(angle: float = 15.0, combo: str = "ivory/black") -> np.ndarray:
+    return six_shot(angle, combo).image
+
+
+# --- face layouts -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value", range(1, 7))
+@pytest.mark.parametrize("angle", [0.0, 17.0, 45.0, 80.0])
+def test_every_face_layout_fits_at_any_rotation_and_scale(value: int, angle: float) -> None:
+    nodes = sorted(FACES[value][0])
+    pitch = 11.0
+    a = math.radians(angle)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    points = np.array(nodes, dtype=np.float64) * pitch @ rot.T + (60.0, 40.0)
+    fit = fit_layout(points)
+    assert fit is not None and fit.value == value
+    assert fit.center == pytest.approx((60.0, 40.0), abs=1e-6)
+    if value > 1:
+        assert fit.pitch == pytest.approx(pitch, rel=1e-6)
+
+
+@pytest.mark.parametrize("nodes", [
+    [(-1, -1), (0, -1), (1, -1), (0, 0)],     # a T
+    [(-1, -1), (1, -1), (-1, 1)],             # three corners
+    [(-1, -1), (1, -1), (-1, 1), (1, 1), (0, -1)],  # a four with an edge pip
+    [(-1, -1), (1, 1), (1, -1), (0, 0)],      # a five missing a corner
+])
+def test_pip_sets_that_are_no_face_are_refused(nodes: list[tuple[int, int]]) -> None:
+    assert fit_layout(np.array(nodes, dtype=np.float64) * 10.0) is None
+
+
+# --- the two-reader rule ------------------------------------------------------------------
+
+def _mine(value: int | None, confidence: float = 0.9) -> PipReading:
+    pips = tuple((36.0 + 8 * k, 36.0 + 8 * k, 4.0) for k in range(value or 0))
+    return PipReading(value, confidence, None if value else "not a pip face", pips, "dark", 90.0,
+                      fit_layout(np.array([(p[0], p[1]) for p in pips])) if value else None)
+
+
+def _face(value: int | None, confidence: float = 0.9) -> FaceReading:
+    pips = tuple((36.0 + 8 * k, 36.0 + 8 * k, 4.0) for k in range(value or 0))
+    return FaceReading(value, confidence, None if value else "not a pip face", pips, "dark")
+
+
+@pytest.mark.parametrize(("mine", "face", "at_border", "expected"), [
+    (_mine(5), _face(None), False, 5),        # a face of many pips stands on its own
+    (_mine(2), _face(2), False, 2),           # two pips: both readers agree
+    (_mine(2), _face(None), False, None),     # two pips, one reader: not enough
+    (_mine(2), _face(1), False, None),        # readers disagree: unsure
+    (_mine(None), _face(4), False, 4),        # the second reader finds a clear face
+    (_mine(None), _face(1, 0.95), False, 1),  # a sure one away from the border
+    (_mine(None), _face(1, 0.95), True, None),  # ... but not where the border cuts a die
+    (_mine(None), _face(1, 0.5), False, None),  # an unsure one
+])
+def test_values_need_the_support_the_rule_asks_for(
+    monkeypatch, mine: PipReading, face: FaceReading, at_border: bool, expected: int | None
+) -> None:
+    monkeypatch.setattr(pipeline, "read_pips", lambda *a, **k: mine)
+    monkeypatch.setattr(pipeline, "read_face", lambda *a, **k: face)
+    monkeypatch.setattr(pipeline, "pips_alike", lambda *a, **k: True)
+    patch = np.full((72, 72, 3), 230, np.uint8)
+    reading = pipeline.combined_reading(patch, None, at_border)
+    assert reading.value == expected
+    if expected is None:
+        assert reading.reason in vision.REASONS
+
+
+def test_near_border_is_half_a_die_side() -> None:
+    assert pipeline.near_border((10.0, 100.0), 40.0, (200, 300))
+    assert not pipeline.near_border((25.0, 100.0), 40.0, (200, 300))
+    assert pipeline.near_border((150.0, 185.0), 40.0, (200, 300))
+
+
+# --- pip shapes -----------------------------------------------------------------------------
+
+def test_pip_elongation_tells_round_from_foreshortened_pips() -> None:
+    patch = np.full((72, 72, 3), 235, np.uint8)
+    cv2.circle(patch, (20, 20), 5, (20, 20, 20), -1)
+    cv2.ellipse(patch, (50, 50), (3, 7), 0, 0, 360, (20, 20, 20), -1)
+    assert pipeline.pip_elongation(patch, (20.0, 20.0, 5.0), "dark") == pytest.approx(1.0, abs=0.15)
+    assert pipeline.pip_elongation(patch, (50.0, 50.0, 4.5), "dark") > 1.8
+    pair = PipReading(2, 0.9, None, ((20.0, 20.0, 5.0), (50.0, 50.0, 4.5)), "dark", 90.0)
+    assert not pipeline.pips_alike(patch, pair)
+    cv2.circle(patch, (50, 50), 9, (235, 235, 235), -1)
+    cv2.circle(patch, (50, 50), 5, (20, 20, 20), -1)
+    assert pipeline.pips_alike(patch, pair)
+
+
+# --- whole images ---------------------------------------------------------------------------
+
+def test_a_plain_tray_is_read_with_centres_and_outlines() -> None:
+    shot = six_shot()
+    dice = vision.read_dice(shot.image)
+    assert sorted(d.value for d in dice) == [1, 2, 3, 4, 5, 6]
+    for die in dice:
+        truth = shot.truth[die.value - 1]
+        assert math.dist(die.center, truth.center) < 0.15 * truth.side
+        corners = np.array(die.corners)
+        side = np.linalg.norm(corners[0] - corners[1])
+        assert 0.7 * truth.side < side < 1.3 * truth.side
+        assert math.dist(corners.mean(axis=0), die.center) < 5
+        assert 0.0 <= die.confidence <= 1.0 and die.reason is None
+
+
+def test_light_pips_on_dark_dice_are_read_too() -> None:
+    combo = next(name for name, (body, pips, _) in COLOUR_COMBOS.items()
+                 if sum(pips) > sum(body) + 300)
+    assert sorted(d.value for d in vision.read_dice(six_dice(30.0, combo))) == [1, 2, 3, 4, 5, 6]
+
+
+def test_a_profile_die_side_gives_the_same_reading() -> None:
+    image = six_dice()
+    plain = sorted(d.value for d in vision.read_dice(image))
+    profiled = vision.read_dice(image, vision.Profile(die_side=44.0, pip_polarity="dark"))
+    assert sorted(d.value for d in profiled) == plain
+
+
+def test_profiles_round_trip_through_json(tmp_path) -> None:
+    profile = vision.Profile([(200.0, 128.0, 130.0)], "light", 38.5, "empty.png",
+                             [[(0.0, 0.0), (10.0, 0.0), (10.0, 10.0)]])
+    path = tmp_path / "tray.json"
+    profile.save(path)
+    loaded = vision.Profile.load(path)
+    assert loaded.pip_polarity == "light" and loaded.die_side == 38.5
+    assert loaded.background == str(tmp_path / "empty.png")
+    assert loaded.zones == profile.zones
+    path.write_text(json.dumps({"die_size": 3}))
+    with pytest.raises(ValueError, match="unknown profile fields"):
+        vision.Profile.load(path)
+    with pytest.raises(ValueError):
+        vision.Profile(pip_polarity="bright")
+
+
+def test_dice_check_their_own_consistency() -> None:
+    corners = ((0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0))
+    die = vision.Die(4, (0.5, 0.5), corners, 0.87654, alternatives=(5,))
+    assert die.to_json() == {
+        "value": 4, "center": [0.5, 0.5], "corners": [list(c) for c in corners],
+        "confidence": 0.877, "reason": None, "alternatives": [5],
+    }
+    with pytest.raises(ValueError):
+        vision.Die(7, (0, 0), corners, 0.5)
+    with pytest.raises(ValueError):
+        vision.Die(None, (0, 0), corners, 0.5, "dunno")
+    with pytest.raises(ValueError):
+        vision.Die(3, (0, 0), corners, 0.5, "cocked")
+
+
+def test_annotate_draws_on_a_copy() -> None:
+    image = six_dice()
+    before = image.copy()
+    dice = vision.read_dice(image)
+    drawn = vision.annotate(image, dice)
+    assert drawn.shape == image.shape and drawn.dtype == np.uint8
+    assert np.array_equal(image, before)
+    assert np.count_nonzero(np.any(drawn != image, axis=2)) > 500
+
+
+# --- the read command -------------------------------------------------------------------------
+
+def test_read_json_prints_one_line_per_image_in_the_documented_shape(tmp_path, capsys) -> None:
+    path = tmp_path / "tray.png"
+    cv2.imwrite(str(path), six_dice())
+    out_dir = tmp_path / "annotated"
+    assert main(["read", str(path), "--json", "--annotate", str(out_dir)]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    data = json.loads(line)
+    assert set(data) == {"image", "dice", "ms"}
+    assert data["image"] == str(path) and data["ms"] >= 0
+    assert sorted(d["value"] for d in data["dice"]) == [1, 2, 3, 4, 5, 6]
+    for die in data["dice"]:
+        assert set(die) == {"value", "center", "corners", "confidence", "reason"}
+        assert len(die["center"]) == 2 and len(die["corners"]) == 4
+    assert (out_dir / "tray.png").is_file()
+
+
+def test_read_without_json_prints_a_summary(tmp_path, capsys) -> None:
+    path = tmp_path / "tray.png"
+    cv2.imwrite(str(path), six_dice())
+    assert main(["read", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "6 dice" in out and "values 1 2 3 4 5 6" in out
+
+
+def test_a_compact_region_of_two_dice_is_also_tried_as_two() -> None:
+    from vision.detect import find_candidates
+
+    # Two touching squares, offset so that together they still look like one (large) die.
+    image = np.full((200, 200, 3), 110, np.uint8)
+    image[50:80, 50:80] = 235
+    image[65:95, 80:110] = 235
+    candidates, side, _ = find_candidates(image, side_hint=34.0)
+    assert side == 34.0
+    assert any(c.source == "body" for c in candidates)
+    split = [c.center for c in candidates if c.source == "split"]
+    for x0, y0 in ((50, 50), (80, 65)):  # each die gets a candidate of its own
+        assert any(x0 <= x < x0 + 30 and y0 <= y < y0 + 30 for x, y in split), split

@@ -1,0 +1,280 @@
+"""Finding dice before reading them: floor model, foreground, die size, touching-dice split.
+
+The floor is what is left after a median blur wider than any die on a reduced image; a die is
+a region that differs from it in colour or brightness. The typical die side is the median size
+of the compact regions; regions much larger than one die (touching dice, dice against the tray
+wall) are split at the peaks of their distance transform, one peak per die.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+# Floor model: a median over FLOOR_KERNEL pixels of the image reduced FLOOR_SCALE times, i.e.
+# a window of about a ninth of a 640 px image, wider than any die the camera should see.
+FLOOR_SCALE = 8
+FLOOR_KERNEL = 9
+# A pixel belongs to a die when its L1 Lab distance to the floor exceeds this many times the
+# image's typical distance (the floor's own texture and noise), and at least MIN_THRESHOLD.
+NOISE_FACTOR = 3.0
+MIN_THRESHOLD = 18.0
+# Shade on the floor: lightness between these fractions of the floor's, with its hue (the sum
+# of the a, b differences, after scaling the floor's chroma alike, below SHADOW_CHROMA).
+SHADOW_RANGE = (0.45, 0.97)
+SHADOW_CHROMA = 8.0
+# Holes up to this fraction of the image's shorter side (squared) are inside a die.
+MAX_HOLE = 0.15
+# Plausible die side as a fraction of the image's shorter side.
+SIDE_RANGE = (0.025, 0.75)
+DEFAULT_SIDE = 0.1  # x shorter side, when no region looks like a die
+# A die-shaped region larger than this (in die areas) may be two touching dice.
+TWO_DICE_AREA = 1.3
+QUICK_SIDE = 320  # longer side of the image used to estimate the die size
+# Top-hat / black-hat response (Lab lightness) of a pip seed.
+PIP_THRESHOLD = 40
+MAX_PIP_SEEDS = 120  # pips kept as seeds (6 per die for 20 dice)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A region that may be one die: its rotated rectangle and how it was found."""
+
+    center: tuple[float, float]
+    size: tuple[float, float]
+    angle: float  # degrees, as cv2.minAreaRect gives it
+    touches_border: bool
+    source: str  # "body" (a die-shaped region), "split" (part of a larger one), "pips"
+
+    @property
+    def side(self) -> float:
+        return float(np.sqrt(self.size[0] * self.size[1]))
+
+    @property
+    def aspect(self) -> float:
+        return max(self.size) / max(1e-6, min(self.size))
+
+    def corners(self) -> np.ndarray:
+        return cv2.boxPoints((self.center, self.size, self.angle))
+
+
+def foreground(lab: np.ndarray) -> np.ndarray:
+    """Mask (uint8 0/255) of the pixels of a Lab image that differ from the local floor, with
+    small holes filled."""
+    h, w = lab.shape[:2]
+    sw, sh = max(1, w // FLOOR_SCALE), max(1, h // FLOOR_SCALE)
+    small = cv2.resize(lab, (sw, sh), interpolation=cv2.INTER_AREA)
+    k = min(FLOOR_KERNEL, (min(sw, sh) // 2) * 2 - 1)
+    floor = cv2.medianBlur(small, k) if k >= 3 else small
+    floor = cv2.resize(floor, (w, h), interpolation=cv2.INTER_LINEAR)
+    diff = cv2.absdiff(lab, floor)
+    dist = cv2.transform(diff, np.array([[1.0, 1.0, 1.0]], dtype=np.float32))
+    threshold = max(MIN_THRESHOLD, NOISE_FACTOR * float(np.median(dist[::4, ::4])))
+    mask = (dist > threshold).astype(np.uint8) * 255
+    where = np.flatnonzero(mask)
+    mask.reshape(-1)[where[_shadow(lab, floor, where)]] = 0
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    return fill_small_holes(mask, (MAX_HOLE * min(h, w)) ** 2)
+
+
+def _shadow(lab: np.ndarray, floor: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """Which of the pixels at flat indices ``where`` look like the floor in shade: darker by a
+    factor within SHADOW_RANGE, with the floor's hue (chroma scaled alike). Shadows would
+    otherwise inflate every die's outline. Returns a boolean array over ``where``."""
+    pix = lab.reshape(-1, 3)[where].astype(np.float32)
+    ground = floor.reshape(-1, 3)[where].astype(np.float32)
+    ratio = (pix[:, 0] + 1.0) / (ground[:, 0] + 1.0)
+    chroma = np.abs(pix[:, 1:] - 128.0 - ratio[:, None] * (ground[:, 1:] - 128.0)).sum(axis=1)
+    return (ratio >= SHADOW_RANGE[0]) & (ratio <= SHADOW_RANGE[1]) & (chroma < SHADOW_CHROMA)
+
+
+def fill_small_holes(mask: np.ndarray, max_area: float) -> np.ndarray:
+    """Fill the holes (pips, glare) of the mask smaller than ``max_area``; keep large ones (the
+    floor inside a ring of tray wall is a hole too)."""
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hierarchy is None:
+        return mask
+    holes = [
+        c for c, link in zip(contours, hierarchy[0], strict=True)
+        if link[3] >= 0 and cv2.contourArea(c) <= max_area
+    ]
+    filled = mask.copy()
+    cv2.drawContours(filled, holes, -1, 255, thickness=cv2.FILLED)
+    return filled
+
+
+def _compact(contour: np.ndarray) -> tuple[float, tuple] | None:
+    """(area, minAreaRect) of a contour shaped like one die seen from above, else None."""
+    area = cv2.contourArea(contour)
+    rect = cv2.minAreaRect(contour)
+    (rw, rh) = rect[1]
+    if rw < 2 or rh < 2:
+        return None
+    if max(rw, rh) / min(rw, rh) > 1.6 or area < 0.65 * rw * rh:
+        return None
+    return area, rect
+
+
+def estimate_side(contours: list[np.ndarray], shape: tuple[int, int]) -> float | None:
+    """Typical die side: median size of the compact, die-sized regions."""
+    short = min(shape)
+    lo, hi = SIDE_RANGE[0] * short, SIDE_RANGE[1] * short
+    sides, weights = [], []
+    for c in contours:
+        found = _compact(c)
+        if found is None:
+            continue
+        side = float(np.sqrt(found[1][1][0] * found[1][1][1]))
+        if lo <= side <= hi:
+            sides.append(side)
+            weights.append(found[0])
+    if not sides:
+        return None
+    # Area-weighted median: a few dice outweigh many specks of floor texture.
+    order = np.argsort(sides)
+    cum = np.cumsum(np.array(weights)[order])
+    return float(np.array(sides)[order][np.searchsorted(cum, cum[-1] / 2.0)])
+
+
+def _split(region: np.ndarray, offset: tuple[int, int], side: float) -> list[tuple]:
+    """Rotated rectangles of the dice in one large region, one per distance-transform peak."""
+    opened = cv2.morphologyEx(
+        region,
+        cv2.MORPH_OPEN,
+        cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (max(3, int(0.5 * side)) | 1,) * 2),
+    )
+    dt = cv2.distanceTransform(opened, cv2.DIST_L2, 3)
+    radius = max(2, int(0.3 * side))
+    peaks = (dt >= cv2.dilate(dt, np.ones((2 * radius + 1,) * 2, np.uint8))) & (
+        dt >= 0.3 * side
+    )
+    ys, xs = np.nonzero(peaks)
+    order = np.argsort(-dt[ys, xs])
+    chosen: list[tuple[int, int]] = []
+    for i in order:
+        x, y = int(xs[i]), int(ys[i])
+        if all((x - cx) ** 2 + (y - cy) ** 2 >= (0.7 * side) ** 2 for cx, cy in chosen):
+            chosen.append((x, y))
+    # The region's shape around a peak is no guide to the die's turn: the reader finds it
+    # from the pips, so each die is an upright square here.
+    return [((x + offset[0], y + offset[1]), (side, side), 0.0) for x, y in chosen]
+
+
+def _round_spots(
+    spots: np.ndarray, side: float, offset: tuple[int, int], split: tuple[np.ndarray, ...] = ()
+) -> list[tuple[float, float]]:
+    """Centres of the pip-sized round components of ``spots``. A component too large for a
+    pip may be pips joined by a die's dark edge: it is thresholded again at half the strongest
+    response of each polarity in ``split`` and the parts are checked in turn."""
+    count, _, stats, cents = cv2.connectedComponentsWithStats(spots, connectivity=8)
+    lo, hi = np.pi * (0.04 * side) ** 2, np.pi * (0.2 * side) ** 2
+    pips = []
+    for i in range(1, count):
+        x, y, w, h, area = stats[i]
+        if lo <= area <= hi and max(w, h) <= 2 * min(w, h) and area >= 0.4 * w * h:
+            pips.append((float(cents[i][0]) + offset[0], float(cents[i][1]) + offset[1]))
+        elif split and hi < area <= 9 * hi:
+            for response in split:
+                part = response[y : y + h, x : x + w]
+                top = float(part.max())
+                if top > PIP_THRESHOLD:
+                    strong = (part > 0.5 * top).astype(np.uint8)
+                    pips.extend(_round_spots(strong, side, (offset[0] + x, offset[1] + y)))
+    return pips
+
+
+def pip_seeds(lab: np.ndarray, side: float) -> list[tuple[float, float]]:
+    """Centres of pip clusters: small round spots much darker or lighter than their
+    surroundings, grouped when closer than a die's pip spacing."""
+    lightness = lab[..., 0]
+    k = max(5, int(0.4 * side)) | 1
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    dark = cv2.morphologyEx(lightness, cv2.MORPH_BLACKHAT, kernel)
+    light = cv2.morphologyEx(lightness, cv2.MORPH_TOPHAT, kernel)
+    response = cv2.max(dark, light)
+    spots = (response > PIP_THRESHOLD).astype(np.uint8)
+    pips = _round_spots(spots, side, (0, 0), (dark, light))
+    if len(pips) > MAX_PIP_SEEDS:
+        # A textured floor: keep the strongest spots only.
+        strength = [response[round(y), round(x)] for x, y in pips]
+        keep = np.argsort(strength)[::-1][:MAX_PIP_SEEDS]
+        pips = [pips[i] for i in keep]
+    if not pips:
+        return []
+    canvas = np.zeros(spots.shape, np.uint8)
+    radius = max(1, int(0.2 * side))
+    for x, y in pips:
+        cv2.circle(canvas, (round(x), round(y)), radius, 255, -1)
+    _, labels = cv2.connectedComponents(canvas, connectivity=8)
+    groups: dict[int, list[tuple[float, float]]] = {}
+    for x, y in pips:
+        groups.setdefault(int(labels[round(y), round(x)]), []).append((x, y))
+    return [
+        (float(np.mean([p[0] for p in g])), float(np.mean([p[1] for p in g])))
+        for g in groups.values()
+    ]
+
+
+def quick_die_side(image: np.ndarray) -> float | None:
+    """Typical die side of a BGR image, from its foreground at a reduced size (fast)."""
+    h, w = image.shape[:2]
+    factor = min(1.0, QUICK_SIDE / max(h, w))
+    small = image if factor == 1.0 else cv2.resize(
+        image, (max(1, round(w * factor)), max(1, round(h * factor))),
+        interpolation=cv2.INTER_AREA,
+    )
+    mask = foreground(cv2.cvtColor(small, cv2.COLOR_BGR2Lab))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    side = estimate_side(list(contours), small.shape[:2])
+    return None if side is None else side / factor
+
+
+def find_candidates(image: np.ndarray, side_hint: float | None = None) -> tuple[
+    list[Candidate], float, np.ndarray
+]:
+    """Die candidates in a BGR image, the die side used, and the foreground mask.
+
+    Candidates may overlap (a die found both as a region and as a pip cluster); the reader
+    keeps one reading per die.
+    """
+    h, w = image.shape[:2]
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
+    mask = foreground(lab)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    short = min(h, w)
+    min_area = (SIDE_RANGE[0] * short) ** 2 * 0.35
+    regions = []
+    for k in range(1, count):
+        x, y, bw, bh, area = stats[k]
+        if area < min_area:
+            continue
+        region = (labels[y : y + bh, x : x + bw] == k).astype(np.uint8) * 255
+        contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        contour = max(contours, key=cv2.contourArea) + np.array([x, y])
+        regions.append((contour, region, (int(x), int(y), int(bw), int(bh)), int(area)))
+    side = side_hint or estimate_side([r[0] for r in regions], (h, w))
+    if side is None:
+        side = DEFAULT_SIDE * short
+    out: list[Candidate] = []
+    split: list[tuple[tuple, bool]] = []
+    for contour, region, (x, y, bw, bh), area in regions:
+        if area < 0.35 * side * side:
+            continue
+        border = x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1
+        found = _compact(contour)
+        if found is not None and area <= 1.8 * side * side:
+            center, size, angle = found[1]
+            out.append(Candidate(center, size, angle, border, "body"))
+            # Two touching dice of one colour can make one compact region: try it as
+            # two as well; the reader keeps whichever reads.
+            if area > TWO_DICE_AREA * side * side:
+                split.extend((c, border) for c in _split(region, (x, y), side))
+            continue
+        split.extend((c, border) for c in _split(region, (x, y), side))
+    seeds = pip_seeds(lab, side)
+    for (center, size, angle), border in split:
+        out.append(Candidate(center, size, angle, border, "split"))
+    out.extend(Candidate(center, (side, side), 0.0, False, "pips") for center in seeds)
+    return out, side, mask

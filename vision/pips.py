@@ -1,0 +1,220 @@
+"""Built-in pip reader: pip blobs of either polarity on one die, fitted to a face layout.
+
+It works on a patch centred on a die whose side (in patch pixels) is known roughly; the die
+may be at any rotation and part of its side faces may show. Pips are blobs that differ from
+the die body in lightness or colour; the top face's pips are the round ones grouped around
+the die centre. A value is accepted only when those pips are of consistent size, lie on the
+3x3 grid of a face with a pitch that fits the die side, and no other pip-like blob sits on
+that face.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from vision.layout import LayoutFit, fit_layout
+
+# Grid pitch / die side on real dice is about 0.27..0.33; the side estimate may include part
+# of a side face or miss a dark edge, so allow some slack.
+PITCH_RANGE = (0.13, 0.45)
+# Pip radius / die side: small pips of a six up to the big single pip of a one.
+RADIUS_RANGE = (0.035, 0.2)
+ONE_RADIUS_RANGE = (0.06, 0.22)
+MIN_CONTRAST = 14.0  # weakest pip-to-body Lab difference worth reading
+MAX_CLUTTER = 0.04  # fraction of the face off the pips that may differ from the body
+MAX_UNEVEN = 0.15  # ... and that may differ a little (UNEVEN_DELTA) from it
+UNEVEN_DELTA = 12.0
+# Half-side of a face around its pips: no other pip within FACE_EXTENT x grid pitch (a side
+# face's pips start beyond it), and an even body within CLEAN_EXTENT x pitch. For a one, in
+# die sides.
+FACE_EXTENT = 1.8
+CLEAN_EXTENT = 1.45
+ONE_FACE_EXTENT = 0.33
+ONE_CLEAN_EXTENT = 0.3
+
+Blob = tuple[float, float, float, float]  # x, y, radius, roundness
+
+
+@dataclass(frozen=True)
+class PipReading:
+    """What the built-in reader saw on one face (coordinates in patch pixels)."""
+
+    value: int | None
+    confidence: float
+    reason: str | None
+    pips: tuple[tuple[float, float, float], ...]
+    polarity: str | None
+    contrast: float
+    fit: LayoutFit | None = None
+
+
+def _blobs(mask: np.ndarray, side: float) -> list[Blob]:
+    """Round blobs of pip size in a binary mask."""
+    count, _, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    out = []
+    rmin, rmax = RADIUS_RANGE[0] * side, ONE_RADIUS_RANGE[1] * side
+    for k in range(1, count):
+        _, _, w, h, area = stats[k]
+        r = float(np.sqrt(area / np.pi))
+        if r < rmin or r > rmax:
+            continue
+        roundness = float(area / (np.pi * (max(w, h) / 2.0) ** 2 + 1e-6))
+        if roundness < 0.5 or max(w, h) > 2.0 * max(1, min(w, h)):
+            continue
+        out.append((float(cents[k][0]), float(cents[k][1]), r, roundness))
+    return out
+
+
+def _top_face_group(blobs: list[Blob], center: tuple[float, float], side: float) -> list[Blob]:
+    """The blobs of the top face: those gathered around the die centre, re-centred twice."""
+    cx, cy = center
+    group = [b for b in blobs if np.hypot(b[0] - cx, b[1] - cy) <= 0.55 * side]
+    for _ in range(2):
+        if not group:
+            return []
+        weights = np.array([b[2] ** 2 for b in group])
+        gx = float(np.average([b[0] for b in group], weights=weights))
+        gy = float(np.average([b[1] for b in group], weights=weights))
+        group = [b for b in blobs if np.hypot(b[0] - gx, b[1] - gy) <= 0.5 * side]
+    return group
+
+
+@lru_cache(maxsize=8)
+def _grid_cached(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    return yy, xx
+
+
+def _grid(shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column coordinates of every pixel of an image of ``shape`` (cached)."""
+    return _grid_cached(int(shape[0]), int(shape[1]))
+
+
+@lru_cache(maxsize=8)
+def _core(h: int, w: int, side: float) -> np.ndarray:
+    """Mask of the disc of 0.4 die sides around the patch centre (cached: patches share it)."""
+    yy, xx = _grid((h, w))
+    return np.hypot(xx - w / 2.0, yy - h / 2.0) <= 0.4 * side
+
+
+def _off_pip_face(
+    shape: tuple[int, ...], fit: LayoutFit, group: list[Blob], extent: float
+) -> np.ndarray:
+    """Mask of the face (within ``extent`` of its centre) away from the group's pips."""
+    yy, xx = _grid(shape)
+    dx, dy = xx - fit.center[0], yy - fit.center[1]
+    c, s = np.cos(fit.angle), np.sin(fit.angle)
+    face = np.maximum(np.abs(dx * c + dy * s), np.abs(-dx * s + dy * c)) < extent
+    for x, y, r, _ in group:
+        face &= (xx - x) ** 2 + (yy - y) ** 2 > (1.5 * r + 1.0) ** 2
+    return face
+
+
+def _clutter(changed: np.ndarray, face: np.ndarray, extent: float) -> float:
+    """Fraction of the face (``face``, from `_off_pip_face`) that differs from the body
+    without being one of the pips: text, edges, a neighbour's pips."""
+    return float(np.count_nonzero(changed & face)) / float(4 * extent * extent)
+
+
+def _check(
+    group: list[Blob], others: list[Blob], side: float, strong: np.ndarray, weak: np.ndarray
+) -> LayoutFit | None:
+    """The layout the group forms if it is a believable face, else None."""
+    if not 1 <= len(group) <= 6:
+        return None
+    fit = fit_layout(np.array([(b[0], b[1]) for b in group], dtype=np.float64))
+    if fit is None:
+        return None
+    radii = np.array([b[2] for b in group])
+    if fit.value == 1:
+        if not ONE_RADIUS_RANGE[0] * side <= radii[0] <= ONE_RADIUS_RANGE[1] * side:
+            return None
+        h, w = strong.shape
+        # A single pip must sit in the middle of the die.
+        if np.hypot(fit.center[0] - w / 2.0, fit.center[1] - h / 2.0) > 0.22 * side:
+            return None
+        extent = ONE_FACE_EXTENT * side
+        face = ONE_CLEAN_EXTENT * side
+    else:
+        if not PITCH_RANGE[0] * side <= fit.pitch <= PITCH_RANGE[1] * side:
+            return None
+        if radii.max() > 1.6 * radii.min():
+            return None
+        if not 0.15 <= statistics.median(radii.tolist()) / fit.pitch <= 0.6:
+            return None
+        extent = FACE_EXTENT * fit.pitch
+        face = CLEAN_EXTENT * fit.pitch
+    # Another pip-sized blob on the same face means the layout is incomplete or wrong.
+    c, s = np.cos(fit.angle), np.sin(fit.angle)
+    small = 0.7 * statistics.median(radii.tolist())
+    for b in others:
+        if b in group or b[2] < small:
+            continue
+        dx, dy = b[0] - fit.center[0], b[1] - fit.center[1]
+        if max(abs(dx * c + dy * s), abs(-dx * s + dy * c)) < extent:
+            return None
+    region = _off_pip_face(strong.shape, fit, group, face)
+    if _clutter(strong, region, face) > MAX_CLUTTER:
+        return None
+    # The face around the pips is one even colour: a die edge, the floor or a side face
+    # in that square means the pips are not a top face.
+    if _clutter(weak, region, face) > MAX_UNEVEN:
+        return None
+    return fit
+
+
+def read_pips(patch: np.ndarray, side: float, polarity: str | None = None) -> PipReading:
+    """Read the face of the die centred in ``patch`` whose side is about ``side`` pixels."""
+    h, w = patch.shape[:2]
+    center = (w / 2.0, h / 2.0)
+    lab = cv2.cvtColor(patch, cv2.COLOR_BGR2Lab).astype(np.float32)
+    core = _core(h, w, float(side))
+    body = np.median(lab[core], axis=0)
+    diff = lab - body
+    # Lightness counts fully; chroma helps coloured pips on coloured dice.
+    delta = np.sqrt(diff[..., 0] ** 2 + 0.5 * (diff[..., 1] ** 2 + diff[..., 2] ** 2))
+    high = float(np.percentile(delta[core], 99))
+    if high < MIN_CONTRAST:
+        return PipReading(None, 0.1, "low contrast", (), None, high)
+    strong = delta > max(10.0, 0.45 * high)
+    weak = delta > max(UNEVEN_DELTA, 0.2 * high)
+    candidates: list[PipReading] = []
+    for pol in ("dark", "light") if polarity is None else (polarity,):
+        sign = diff[..., 0] < 0 if pol == "dark" else diff[..., 0] > 0
+        blobs = _blobs((strong & sign).astype(np.uint8), side)
+        group = _top_face_group(blobs, center, side)
+        if not group:
+            continue
+        pips = tuple((b[0], b[1], b[2]) for b in group)
+        fit = _check(group, blobs, side, strong, weak)
+        # Pips of a side face or a neighbouring die may join the group: peel off the least
+        # pip-like (small, squashed, far out) ones; the check still refuses a face with a
+        # pip-sized blob left on it.
+        while fit is None and len(group) > 2 and len(pips) - len(group) < 3:
+            gx = float(np.mean([b[0] for b in group]))
+            gy = float(np.mean([b[1] for b in group]))
+            top = max(b[2] * b[3] for b in group)
+            group.remove(max(group, key=lambda b: np.hypot(b[0] - gx, b[1] - gy) / side
+                             + 1.0 - b[2] * b[3] / top))
+            fit = _check(group, blobs, side, strong, weak)
+        if fit is None:
+            candidates.append(PipReading(None, 0.2, "not a pip face", pips, pol, high))
+            continue
+        pips = tuple((b[0], b[1], b[2]) for b in group)
+        conf = float(np.clip(1.0 - fit.residual, 0.0, 1.0))
+        conf *= 0.5 + 0.5 * float(min(1.0, high / 40.0))
+        candidates.append(PipReading(fit.value, conf, None, pips, pol, high, fit))
+    valued = [c for c in candidates if c.value is not None]
+    if len(valued) == 1:
+        return valued[0]
+    if len(valued) > 1:
+        # Both polarities form a face: ambiguous, refuse to guess.
+        return PipReading(None, 0.2, "not a pip face", valued[0].pips, None, high)
+    if candidates:
+        return max(candidates, key=lambda c: len(c.pips))
+    return PipReading(None, 0.1, "not a pip face", (), None, high)
