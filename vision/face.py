@@ -610,11 +610,9 @@ def _read_found(
         rel = pool.xy[strong] - fit.center
         if fit.value == 1:
             # Near: anything. Farther out, where side-face pips show (foreshortened, so
-            # smaller and stretched), only what could be the other pip of a two counts.
+            # smaller), only what could be the other pip of a two counts.
             far = np.hypot(rel[:, 0], rel[:, 1])
-            twin = (pool.elongation[strong] <= 1.5) & (
-                pool.radius[strong] >= 0.7 * blobs.radius[top[0]]
-            )
+            twin = pool.radius[strong] >= 0.7 * blobs.radius[top[0]]
             inside = (far < 0.45 * side) | ((far < ONE_CLEAR_RADIUS * side) & twin)
         else:
             c, s = math.cos(fit.angle), math.sin(fit.angle)
