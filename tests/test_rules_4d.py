@@ -265,17 +265,6 @@ def test_ccw_is_journaled_saved_replayed_and_undone() -> None:
     assert g.view() == before and g.view()["square"]["near"]["pos"] == 3
 
 
-def test_a_save_from_before_the_rotation_field_still_loads() -> None:
-    g = started()
-    g.apply({"type": "turn", "faces": [3, 2, 3, 4]})
-    data = json.loads(json.dumps(g.to_json()))
-    del data["view"]["last_move"]["rotate"]
-    assert game_from_json(data).view() == g.view()
-    data["view"]["last_move"]["rotate"] = "ccw"
-    with pytest.raises(RuleError, match="stored view"):
-        game_from_json(data)
-
-
 @pytest.mark.parametrize(
     ("faces", "rotate", "left_to_ben"),
     [

@@ -104,10 +104,6 @@ class GameBase:
             "view": self.view(),
         }
 
-    def shows_view(self, view: Any) -> bool:
-        """True when ``view`` (a stored ``view()``) is what this game shows now."""
-        return view == self.view()
-
     # -- helpers for subclasses ---------------------------------------------------------
 
     def _replay(self, events: list[dict[str, Any]]) -> None:

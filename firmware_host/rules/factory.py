@@ -67,6 +67,6 @@ def game_from_json(data: dict[str, Any]) -> GameBase:
         except RuleError as err:
             raise RuleError(f"saved game event {seq} is refused: {err}") from None
     view = data.get("view")
-    if view is not None and not game.shows_view(view):
+    if view is not None and view != game.view():
         raise RuleError("saved game does not replay to its stored view")
     return game

@@ -264,16 +264,6 @@ class Game4D(GameBase):
         effects.append(self._turn_effect())
         return effects
 
-    def shows_view(self, view: Any) -> bool:
-        """Also accepts a view saved before moves recorded ``rotate`` (always clockwise then)."""
-        if super().shows_view(view):
-            return True
-        last = view.get("last_move") if isinstance(view, dict) else None
-        if not isinstance(last, dict) or "rotate" in last:
-            return False
-        upgraded = {**view, "last_move": {**last, "rotate": DEFAULT_ROTATION}}
-        return upgraded == self.view()
-
     def _turn_effect(self) -> dict[str, Any]:
         where = roles(self.near)
         return {
