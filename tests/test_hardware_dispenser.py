@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
+from conftest import assert_states_and_min_times
 
 from hardware.dispenser import ServoArm
 from hardware.factory import mock_factory
@@ -137,7 +138,7 @@ def test_stroke_timing_comes_from_the_pinmap() -> None:
         pusher.clear_states()
         tower.dispense(1, 2)
         push, rest = 1.8 / 20, 1.4 / 20
-        pusher.assert_states_and_times(
+        assert_states_and_min_times(pusher,
             [(0, 0), (0.1, push), (0.1, rest), (0.15, push), (0.1, rest), (0.15, 0)])
         assert len(pusher.states) == 6
 
