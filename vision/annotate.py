@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
+from vision.image_io import as_bgr
 from vision.types import Die
 
 READ_COLOUR = (40, 200, 40)  # BGR green
@@ -15,8 +16,6 @@ UNSURE_COLOUR = (0, 140, 255)  # BGR orange
 
 def annotate(image: np.ndarray, dice: Sequence[Die]) -> np.ndarray:
     """A BGR copy of ``image`` with each die's outline and value (or "?reason") drawn."""
-    from vision.pipeline import as_bgr
-
     out = as_bgr(image).copy()
     scale = max(out.shape[:2]) / 640.0
     thick = max(1, round(1.5 * scale))

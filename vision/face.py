@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.image_io import as_bgr
 from vision.types import REASONS
 
 WORK_SIDE = 48.0  # die side in working pixels; pips are then 5-15 px across
@@ -150,22 +151,6 @@ class _Fit:
     residual: float
 
 
-def _as_bgr(patch: np.ndarray) -> np.ndarray:
-    if not isinstance(patch, np.ndarray):
-        raise ValueError(f"patch must be a numpy array, got {type(patch).__name__}")
-    if patch.dtype != np.uint8:
-        raise ValueError(f"patch must be uint8, got {patch.dtype}")
-    if patch.size == 0 or patch.ndim not in (2, 3) or min(patch.shape[:2]) < 8:
-        raise ValueError(f"patch must be an HxW, HxWx3 or HxWx4 image of 8+ px, got {patch.shape}")
-    if patch.ndim == 2:
-        return cv2.cvtColor(patch, cv2.COLOR_GRAY2BGR)
-    if patch.shape[2] == 4:
-        return cv2.cvtColor(patch, cv2.COLOR_BGRA2BGR)
-    if patch.shape[2] != 3:
-        raise ValueError(f"patch must have 1, 3 or 4 channels, got {patch.shape[2]}")
-    return patch
-
-
 def read_face(
     patch: np.ndarray, die_side: float | None = None, polarity: str | None = None
 ) -> FaceReading:
@@ -174,7 +159,7 @@ def read_face(
     ``die_side`` is the top face's side in patch pixels if known; ``polarity`` is "dark" or
     "light" pips if known. The value is None (with a reason) unless the pips fit a face layout.
     """
-    bgr = _as_bgr(patch)
+    bgr = as_bgr(patch, "patch", min_side=8)
     if polarity not in (None, "dark", "light"):
         raise ValueError(f"polarity must be 'dark', 'light' or None, got {polarity!r}")
     if die_side is not None and not (math.isfinite(die_side) and die_side > 0):

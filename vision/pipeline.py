@@ -15,6 +15,7 @@ import numpy as np
 
 from vision.detect import Candidate, find_candidates, quick_die_side
 from vision.face import FaceReading, read_face
+from vision.image_io import as_bgr
 from vision.layout import LayoutFit, fit_layout
 from vision.pips import PipReading, read_pips
 from vision.profile import Profile
@@ -42,25 +43,6 @@ SURE_FEW_PIPS = 0.85
 SHAPE_CHECKED = 3
 MAX_PIP_ELONGATION = 2.2
 MAX_ELONGATION_SPREAD = 1.6
-
-
-def as_bgr(image: np.ndarray) -> np.ndarray:
-    """Check and convert the input to HxWx3 uint8 BGR; raise ValueError saying what is wrong."""
-    if not isinstance(image, np.ndarray):
-        raise ValueError(f"expected a numpy image array, got {type(image).__name__}")
-    if image.dtype != np.uint8:
-        raise ValueError(f"expected a uint8 image, got dtype {image.dtype}")
-    if image.size == 0:
-        raise ValueError(f"the image is empty (shape {image.shape})")
-    if image.ndim == 2:
-        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    if image.ndim == 3 and image.shape[2] == 3:
-        return image
-    if image.ndim == 3 and image.shape[2] == 4:
-        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
-    if image.ndim == 3 and image.shape[2] == 1:
-        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    raise ValueError(f"expected an HxW, HxWx3 or HxWx4 image, got shape {image.shape}")
 
 
 def straighten(
