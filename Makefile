@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint browser clean
+.PHONY: demo test lint browser train-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,11 @@ test: $(STAMP) browser
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+
+# PyTorch and onnx, to train the face network and to run its training test (which skips
+# without them): `make train-deps test`.
+train-deps: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[train]'
 
 # Headless Chromium and its driver for the scoreboard's browser tests (Debian packages).
 browser:

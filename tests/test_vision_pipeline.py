@@ -71,33 +71,41 @@ def _face(value: int | None, confidence: float = 0.9) -> FaceReading:
     return FaceReading(value, confidence, None if value else "not a pip face", pips, "dark")
 
 
-@pytest.mark.parametrize(("mine", "face", "at_border", "expected"), [
-    (_mine(5), _face(None), False, 5),        # a face of many pips stands on its own
-    (_mine(2), _face(2), False, 2),           # two pips: both readers agree
-    (_mine(2), _face(None), False, None),     # two pips, one reader: not enough
-    (_mine(2), _face(1), False, None),        # readers disagree: unsure
-    (_mine(None), _face(4), False, 4),        # the second reader finds a clear face
-    (_mine(None), _face(1, 0.95), False, 1),  # a sure one away from the border
-    (_mine(None), _face(1, 0.95), True, None),  # ... but not where the border cuts a die
-    (_mine(None), _face(1, 0.5), False, None),  # an unsure one
+def _net(value: int, sure: float) -> np.ndarray:
+    """Face-network probabilities with ``sure`` on ``value`` (0 = no readable face)."""
+    probs = np.full(7, (1.0 - sure) / 6.0, np.float32)
+    probs[value] = sure
+    return probs
+
+
+@pytest.mark.parametrize(("mine", "net", "face", "expected"), [
+    (_mine(5), _net(5, 0.99), _face(None), 5),      # both readers give the value
+    (_mine(2), _net(2, 0.5), _face(None), 2),       # ... however unsure the network is
+    (_mine(2), _net(3, 0.6), _face(2), None),       # readers disagree: unsure
+    (_mine(6), _net(0, 0.95), _face(6), None),      # the network sees no flat face
+    (_mine(None), _net(4, 0.95), _face(4), 4),      # a sure network, confirmed by the pips
+    (_mine(None), _net(4, 0.95), _face(None), None),  # ... not confirmed: unsure
+    (_mine(None), _net(4, 0.95), _face(3), None),   # ... contradicted: unsure
+    (_mine(None), _net(1, 0.6), _face(1), None),    # an unsure network reads nothing alone
+    (_mine(None), _net(0, 0.99), _face(2), None),   # no face at all
 ])
 def test_values_need_the_support_the_rule_asks_for(
-    monkeypatch, mine: PipReading, face: FaceReading, at_border: bool, expected: int | None
+    monkeypatch, mine: PipReading, net: np.ndarray, face: FaceReading, expected: int | None
 ) -> None:
     monkeypatch.setattr(pipeline, "read_pips", lambda *a, **k: mine)
     monkeypatch.setattr(pipeline, "read_face", lambda *a, **k: face)
     monkeypatch.setattr(pipeline, "pips_alike", lambda *a, **k: True)
     patch = np.full((72, 72, 3), 230, np.uint8)
-    reading = pipeline.combined_reading(patch, None, at_border)
+    reading = pipeline.combined_reading(patch, None, net)
     assert reading.value == expected
     if expected is None:
         assert reading.reason in vision.REASONS
 
 
-def test_near_border_is_half_a_die_side() -> None:
-    assert pipeline.near_border((10.0, 100.0), 40.0, (200, 300))
-    assert not pipeline.near_border((25.0, 100.0), 40.0, (200, 300))
-    assert pipeline.near_border((150.0, 185.0), 40.0, (200, 300))
+def test_the_network_vouches_only_for_a_sure_face() -> None:
+    assert pipeline.net_vouches(_net(3, 0.95))
+    assert not pipeline.net_vouches(_net(3, 0.6))
+    assert not pipeline.net_vouches(_net(0, 0.99))
 
 
 # --- pip shapes -----------------------------------------------------------------------------

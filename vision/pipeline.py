@@ -15,6 +15,7 @@ import numpy as np
 
 from vision.detect import Candidate, find_candidates, quick_die_side
 from vision.face import FaceReading, read_face
+from vision.face_net import default_net
 from vision.image_io import as_bgr
 from vision.layout import LayoutFit, fit_layout
 from vision.pips import PipReading, read_pips
@@ -32,17 +33,20 @@ FACE_PER_PITCH = 3.4  # top-face side / pip grid pitch
 SAME_DIE = 0.8  # x die side: closer readings are of the same die
 MIN_BODY_COVER = 0.6  # of a die's square, for dice found from their pips
 MIN_ONE_DEPTH = 0.3  # x die side: how deep inside its body the pip of a one lies, at least
-# Faces of up to FEW_PIPS pips are easy to fake (a one's pip plus a side face's pip is a "two";
-# a column of a six is a "three"; a speck is a "one"): they need both readers to agree, or the
-# face reader to be SURE_FEW_PIPS sure of a die that the image border does not cut.
-FEW_PIPS = 3
-SURE_FEW_PIPS = 0.85
 # Pips of one face are seen alike; a pip of a side face is foreshortened. A face of up to
 # SHAPE_CHECKED pips whose pips differ this much in elongation (or one of them this elongated)
 # mixes faces.
 SHAPE_CHECKED = 3
 MAX_PIP_ELONGATION = 2.2
 MAX_ELONGATION_SPREAD = 1.6
+# How sure the face network must be of a value to read a die the built-in reader leaves open
+# (its pips must still fit that face), and to vouch for a die with no body in the mask.
+NET_READ = 0.8
+NET_SURE = 0.9
+# A value the network gives at least this much is only doubted, not contradicted: the two pip
+# readers may settle it.
+NET_DOUBT = 0.2
+LIKELY = 0.05
 
 
 def straighten(
@@ -100,20 +104,32 @@ def _depth(mask: np.ndarray, center: np.ndarray, side: float) -> float:
         0 <= cx - x0 < window.shape[1]) else 0.0
 
 
+@dataclass
+class _View:
+    """One candidate straightened: its die side, patch, patch-to-image transform and the face
+    network's class probabilities."""
+
+    side: float
+    patch: np.ndarray
+    back: np.ndarray
+    probs: np.ndarray | None = None
+
+
 def _read_candidate(
-    work: np.ndarray, mask: np.ndarray, cand: Candidate, side: float, polarity: str | None
+    work: np.ndarray, mask: np.ndarray, cand: Candidate, side: float, polarity: str | None,
+    view: _View,
 ) -> _Found | None:
-    own = cand.side
-    use_own = cand.source == "body" and 0.7 * side <= own <= 1.4 * side
-    die_side = own if use_own else side
-    patch, back = straighten(work, cand.center, cand.angle, die_side)
-    reading = combined_reading(patch, polarity, near_border(cand.center, die_side, work.shape))
+    die_side, patch, back = view.side, view.patch, view.back
+    use_own = die_side != side
+    reading = combined_reading(patch, polarity, view.probs)
     h, w = work.shape[:2]
     if reading.value is not None and reading.fit is not None:
         fit = reading.fit
         centre = _to_image(back, np.array([fit.center], dtype=np.float64))[0]
-        # Pips found without a die body around them (a speck on the floor) are not a die.
-        if cand.source != "body" and _body_cover(mask, centre, die_side) < MIN_BODY_COVER:
+        # Pips found without a die body around them are a speck on the floor, unless the
+        # network is sure it sees a die (a white die on a light floor has no body in the mask).
+        if (cand.source != "body" and _body_cover(mask, centre, die_side) < MIN_BODY_COVER
+                and not net_vouches(view.probs)):
             return None
         # The pip of a one is in the middle of its die; a pip near a body's edge is one pip of
         # a two or three whose other pips were not seen.
@@ -143,16 +159,20 @@ def _read_candidate(
         reason = "cocked"
     die = Die(None, (float(cand.center[0]), float(cand.center[1])),
               tuple((float(x), float(y)) for x, y in corners),
-              float(np.clip(reading.confidence, 0.0, 1.0)), reason)
+              float(np.clip(reading.confidence, 0.0, 1.0)), reason, likely_values(view.probs))
     return _Found(die, (1 if cand.source == "body" else 2, 0.0), die.center)
 
 
-def near_border(center, side: float, shape: tuple[int, ...]) -> bool:
-    """Whether a die of ``side`` at ``center`` comes within half a side of the image border."""
-    h, w = shape[:2]
-    x, y = center
-    margin = 0.5 * side
-    return x < margin or y < margin or x > w - margin or y > h - margin
+def likely_values(probs: np.ndarray) -> tuple[int, ...]:
+    """Values the face network gives at least LIKELY of its belief, likeliest first: what the
+    scoreboard offers first when a person corrects an unsure die."""
+    order = np.argsort(-probs[1:], kind="stable")
+    return tuple(int(k) + 1 for k in order if probs[k + 1] >= LIKELY)
+
+
+def net_vouches(probs: np.ndarray) -> bool:
+    """Whether the face network is NET_SURE sure that a patch shows a die face (any value)."""
+    return int(np.argmax(probs)) > 0 and float(np.max(probs)) >= NET_SURE
 
 
 def _from_face(face: FaceReading, mine: PipReading) -> PipReading:
@@ -203,39 +223,55 @@ def pips_alike(patch: np.ndarray, reading: PipReading) -> bool:
     return len(shapes) < 2 or max(shapes) / min(shapes) <= MAX_ELONGATION_SPREAD
 
 
-def combined_reading(patch: np.ndarray, polarity: str | None, at_border: bool) -> PipReading:
-    """Read a straightened patch with two independent readers and keep only what they support.
+def combined_reading(
+    patch: np.ndarray, polarity: str | None, probs: np.ndarray | None = None
+) -> PipReading:
+    """Read a straightened patch with independent readers and keep only what they support.
 
-    The built-in reader (`vision.pips`) goes first; a face of four or more pips it fits is
-    taken as read. Otherwise the face reader (`vision.face`) gives a second opinion: two values
-    that differ make the die unsure, and a face of one to three pips needs both readers (or a
-    sure face reading away from the image border).
+    The built-in reader (`vision.pips`) and the face network (`vision.face_net`, whose class
+    probabilities ``probs`` may be given) read every patch: a value both give is taken; when
+    they differ, the value stands only if the network gives it at least NET_DOUBT and the face
+    reader (`vision.face`) finds it too; otherwise the die is unsure. A die the built-in reader
+    leaves open takes the network's value only when the network is at least NET_READ sure of
+    it and pips found by either pip reader sit on that face's grid. The pips of a face of few
+    pips must look alike.
     """
-    reading = _two_opinions(patch, polarity, at_border)
+    if probs is None:
+        probs = default_net().probabilities([patch])[0]
+    reading = _opinions(patch, polarity, probs)
     if not pips_alike(patch, reading):
         return replace(reading, value=None, reason="cocked", fit=None,
                        confidence=min(0.3, reading.confidence))
     return reading
 
 
-def _two_opinions(patch: np.ndarray, polarity: str | None, at_border: bool) -> PipReading:
+def _opinions(patch: np.ndarray, polarity: str | None, probs: np.ndarray) -> PipReading:
+    net = int(np.argmax(probs))
+    sure = float(probs[net])
     mine = read_pips(patch, float(PATCH_SIDE), polarity)
-    if mine.value is not None and mine.value > FEW_PIPS:
-        return mine
-    face = read_face(patch, float(PATCH_SIDE), polarity)
     if mine.value is not None:
-        if face.value == mine.value:
-            return replace(mine, confidence=max(mine.confidence, face.confidence))
-        reason = "not a pip face" if face.value is not None else face.reason or "not a pip face"
-        return replace(mine, value=None, reason=reason, fit=None,
+        if net == mine.value:
+            return replace(mine, confidence=max(mine.confidence, sure))
+        # A network that hesitates (a neighbour in the patch) leaves the two pip readers to
+        # agree between themselves.
+        if probs[mine.value] >= NET_DOUBT and read_face(
+                patch, float(PATCH_SIDE), polarity).value == mine.value:
+            return replace(mine, confidence=min(mine.confidence, float(probs[mine.value])))
+        return replace(mine, value=None, reason="not a pip face", fit=None,
                        confidence=min(0.3, mine.confidence))
-    if face.value is None:
-        if mine.reason == "not a pip face" and face.reason in ("blurred", "low contrast"):
-            return replace(mine, reason=face.reason)
-        return mine
-    if face.value > FEW_PIPS or (face.confidence >= SURE_FEW_PIPS and not at_border):
-        return _from_face(face, mine)
-    return replace(mine, reason=mine.reason or "not a pip face")
+    if net == 0 or sure < NET_READ:
+        return replace(mine, reason=mine.reason or "not a pip face")
+    # The network's value stands when pips that either reader found sit on that face's grid.
+    face = read_face(patch, float(PATCH_SIDE), polarity)
+    if face.value == net:
+        return replace(_from_face(face, mine), confidence=sure)
+    for pips in (mine.pips, face.pips):
+        fit = fit_layout(np.array([(q[0], q[1]) for q in pips], dtype=np.float64)) if pips else None
+        if fit is not None and fit.value == net:
+            return replace(mine, value=net, confidence=sure, reason=None, fit=fit,
+                           pips=tuple((float(x), float(y), float(r)) for x, y, r in pips))
+    reason = face.reason if face.value is None and face.reason else "not a pip face"
+    return replace(mine, reason=mine.reason or reason, confidence=min(0.3, sure))
 
 
 def _scaled(die: Die, scale: float) -> Die:
@@ -248,8 +284,20 @@ def _scaled(die: Die, scale: float) -> Die:
     )
 
 
-def read_dice(image: np.ndarray, profile: Profile | None = None) -> list[Die]:
-    """Every die in a BGR (or gray / BGRA) image of the tray, read or marked unsure."""
+@dataclass(frozen=True)
+class Scene:
+    """An image prepared for reading: the working copy, its die candidates and their context."""
+
+    work: np.ndarray  # BGR at the working size
+    scale: float  # working size / input size
+    side: float  # typical die side, working pixels
+    mask: np.ndarray  # foreground (die) mask of ``work``
+    candidates: list[Candidate]
+    polarity: str | None  # the profile's pip polarity, if any
+
+
+def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
+    """Normalise an image, bring it to the working size and find its die candidates."""
     bgr = as_bgr(image)
     h, w = bgr.shape[:2]
     side = profile.die_side if profile and profile.die_side else quick_die_side(bgr)
@@ -264,25 +312,57 @@ def read_dice(image: np.ndarray, profile: Profile | None = None) -> list[Die]:
         bgr, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA
     )
     side_hint = side * scale if side is not None else None
-    polarity = profile.pip_polarity if profile else None
     candidates, side, mask = find_candidates(work, side_hint)
+    return Scene(work, scale, side, mask, candidates, profile.pip_polarity if profile else None)
+
+
+def candidate_side(cand: Candidate, side: float) -> float:
+    """The die side to straighten a candidate with: its own when its region is one die."""
+    own = cand.side
+    return own if cand.source == "body" and 0.7 * side <= own <= 1.4 * side else side
+
+
+def _read_already(cand: Candidate, found: list[_Found], side: float) -> bool:
+    """Whether a split region or pip cluster lies on a die read already (the same die again)."""
+    return cand.source != "body" and any(
+        f.die.value is not None and math.dist(cand.center, f.center) < SAME_DIE * side
+        for f in found
+    )
+
+
+def read_dice(image: np.ndarray, profile: Profile | None = None) -> list[Die]:
+    """Every die in a BGR (or gray / BGRA) image of the tray, read or marked unsure."""
+    scene = prepare(image, profile)
+    work, mask, side, polarity = scene.work, scene.mask, scene.side, scene.polarity
+    candidates, scale = scene.candidates, scene.scale
     found: list[_Found] = []
-    # Regions shaped like a die first; a split region or a pip cluster where a die has been
-    # read already is the same die again.
     order = {"body": 0, "split": 1, "pips": 2}
-    for cand in sorted(candidates, key=lambda c: order[c.source]):
-        if not math.isfinite(cand.side) or cand.side < 4:
-            continue
-        if cand.source != "body" and any(
-            f.die.value is not None and math.dist(cand.center, f.center) < SAME_DIE * side
-            for f in found
-        ):
-            continue
-        if cand.source == "pips" and _body_cover(mask, np.array(cand.center), side) < 0.5:
-            continue
-        item = _read_candidate(work, mask, cand, side, polarity)
-        if item is not None:
-            found.append(item)
+    candidates = sorted(
+        (c for c in candidates if math.isfinite(c.side) and c.side >= 4),
+        key=lambda c: order[c.source],
+    )
+    net = default_net()
+    # Regions first, then the rest, each in one pass of the network (cheaper than one pass
+    # per candidate); a candidate where a die has been read already is not looked at.
+    for phase in ([c for c in candidates if c.source == "body"],
+                  [c for c in candidates if c.source != "body"]):
+        phase = [c for c in phase if not _read_already(c, found, side)]
+        views = []
+        for cand in phase:
+            die_side = candidate_side(cand, side)
+            views.append(_View(die_side, *straighten(work, cand.center, cand.angle, die_side)))
+        for view, probs in zip(views, net.probabilities([v.patch for v in views]),
+                               strict=True):
+            view.probs = probs
+        for cand, view in zip(phase, views, strict=True):
+            if _read_already(cand, found, side):
+                continue
+            if (cand.source == "pips" and _body_cover(mask, np.array(cand.center), side) < 0.5
+                    and not net_vouches(view.probs)):
+                continue
+            item = _read_candidate(work, mask, cand, side, polarity, view)
+            if item is not None:
+                found.append(item)
     # One reading per die: read dice first (surest first), then unsure ones. Two readings of
     # one die that disagree make it unsure: one of them is of a side face or a neighbour.
     kept: list[_Found] = []

@@ -1,0 +1,80 @@
+"""The face network: the shipped model, its input, and reproducible training."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision import face_net
+from vision.pipeline import straighten
+from vision.render import random_tray, render_tray
+
+
+def rendered_patches(seeds: range) -> tuple[list[np.ndarray], list[int]]:
+    """Straightened patches of the flat dice of rendered trays (seeds the model never saw),
+    each cut at its true centre and size, with their values."""
+    patches, values = [], []
+    for seed in seeds:
+        shot = render_tray(random_tray(np.random.default_rng(seed), 5), seed=seed)
+        for truth in shot.truth:
+            if not truth.cocked:
+                patches.append(straighten(shot.image, truth.center, 0.0, truth.side)[0])
+                values.append(truth.value)
+    return patches, values
+
+
+def test_the_shipped_model_reads_rendered_dice() -> None:
+    patches, values = rendered_patches(range(20, 32))
+    probs = face_net.default_net().probabilities(patches)
+    assert probs.shape == (len(patches), len(face_net.CLASSES))
+    assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-4)
+    assert ((probs >= 0) & (probs <= 1)).all()
+    right = np.mean(probs.argmax(axis=1) == np.array(values))
+    assert right >= 0.9, f"only {right:.2f} of {len(values)} rendered dice read right"
+
+
+def test_an_empty_patch_is_no_face() -> None:
+    floor = np.full((72, 72, 3), (120, 130, 125), np.uint8)
+    probs = face_net.default_net().probabilities([floor])[0]
+    assert probs.argmax() == 0
+
+
+def test_input_is_standardised_per_patch() -> None:
+    flat = np.full((72, 72, 3), 200, np.uint8)
+    x = face_net.to_input([flat, np.zeros((72, 72, 3), np.uint8)])
+    assert x.shape == (2, 3, face_net.INPUT_SIDE, face_net.INPUT_SIDE)
+    assert np.isfinite(x).all() and not x.any()
+    assert face_net.default_net().probabilities([]).shape == (0, len(face_net.CLASSES))
+
+
+def test_a_missing_model_file_is_a_clear_error(tmp_path) -> None:
+    with pytest.raises(FileNotFoundError, match="face network model not found"):
+        face_net.FaceNet(tmp_path / "none.onnx")
+
+
+def test_the_environment_can_name_another_model(monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv(face_net.MODEL_ENV, str(tmp_path / "other.onnx"))
+    with pytest.raises(FileNotFoundError, match=r"other\.onnx"):
+        face_net.default_net()
+
+
+def test_training_is_reproducible_and_exports_what_opencv_runs(tmp_path) -> None:
+    torch = pytest.importorskip(
+        "torch", reason="training needs PyTorch: pip install -e '.[train]' (make train-deps)"
+    )
+    pytest.importorskip("onnx", reason="export needs onnx: pip install -e '.[train]'")
+    from vision import face_net_train
+
+    samples = face_net_train.rendered_samples(range(100_000, 100_004))
+    assert {s.label for s in samples} - {0}, "rendered trays give dice with values"
+    first = face_net_train.train(samples, seed=5, epochs=1, log=lambda *a: None)
+    second = face_net_train.train(samples, seed=5, epochs=1, log=lambda *a: None)
+    for (name, a), (_, b) in zip(first.state_dict().items(), second.state_dict().items(),
+                                 strict=True):
+        assert torch.equal(a, b), f"{name} differs between two runs with one seed"
+    out = tmp_path / "model.onnx"
+    face_net_train.export(first, out)
+    patches, _ = rendered_patches(range(40, 42))
+    with torch.no_grad():
+        expected = torch.softmax(first(torch.from_numpy(face_net.to_input(patches))), 1).numpy()
+    assert np.allclose(face_net.FaceNet(out).probabilities(patches), expected, atol=1e-4)

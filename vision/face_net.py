@@ -1,0 +1,74 @@
+"""The learned second opinion: a small convolutional network that reads a straightened die.
+
+It sees the same patch as the pip readers (`pipeline.straighten`: the die's top face
+``PATCH_SIDE`` px wide in the middle of a ``PATCH_SIDE * PATCH_SCALE`` square) and answers
+with a probability for "no readable face" and for each value 1..6. It is trained by
+``python -m vision.face_net_train`` (reproducibly, from the dice-photos dataset and rendered
+dice) and runs through OpenCV's DNN module alone, from the ONNX file shipped beside this
+module. The pipeline trusts it only where the classical readers agree with it or leave the
+die open; see `vision.pipeline.combined_reading`.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+#: Side of the network's input (the straightened patch is reduced to this size).
+INPUT_SIDE = 32
+#: Classes of the output, in order: index 0 is "no readable face", index k is value k.
+CLASSES = ("none", "1", "2", "3", "4", "5", "6")
+DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "face_net.onnx"
+#: Overrides the shipped model file (a path), for measuring a model trained on part of the data.
+MODEL_ENV = "DICETOWER_FACE_NET"
+
+
+def to_input(patches: list[np.ndarray]) -> np.ndarray:
+    """The network input (N, 3, INPUT_SIDE, INPUT_SIDE) float32 for straightened BGR patches.
+
+    Each patch is reduced and standardised on its own (zero mean, unit spread), so the
+    network sees contrast, not the scene's exposure.
+    """
+    out = np.empty((len(patches), 3, INPUT_SIDE, INPUT_SIDE), np.float32)
+    for i, patch in enumerate(patches):
+        small = cv2.resize(patch, (INPUT_SIDE, INPUT_SIDE), interpolation=cv2.INTER_AREA)
+        x = small.astype(np.float32)
+        x -= x.mean()
+        x /= max(float(x.std()), 4.0)
+        out[i] = x.transpose(2, 0, 1)
+    return out
+
+
+class FaceNet:
+    """An ONNX face classifier loaded into OpenCV's DNN module."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"face network model not found: {path}")
+        self.path = path
+        self._net = cv2.dnn.readNetFromONNX(str(path))
+
+    def probabilities(self, patches: list[np.ndarray]) -> np.ndarray:
+        """(N, 7) class probabilities (see `CLASSES`) for straightened BGR patches."""
+        if not patches:
+            return np.zeros((0, len(CLASSES)), np.float32)
+        self._net.setInput(to_input(patches))
+        logits = np.asarray(self._net.forward(), dtype=np.float64).reshape(len(patches), -1)
+        logits -= logits.max(axis=1, keepdims=True)
+        e = np.exp(logits)
+        return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+@lru_cache(maxsize=4)
+def _load(path: str) -> FaceNet:
+    return FaceNet(path)
+
+
+def default_net() -> FaceNet:
+    """The shipped model (or the one named by $DICETOWER_FACE_NET), loaded once."""
+    return _load(os.environ.get(MODEL_ENV) or str(DEFAULT_MODEL))
