@@ -102,6 +102,12 @@ def test_values_need_the_support_the_rule_asks_for(
         assert reading.reason in vision.REASONS
 
 
+def test_an_unsure_die_offers_the_likely_values_first() -> None:
+    probs = np.array([0.45, 0.02, 0.3, 0.0, 0.1, 0.06, 0.07], np.float32)
+    assert pipeline.likely_values(probs) == (2, 4, 6, 5)
+    assert pipeline.likely_values(_net(0, 0.99)) == ()
+
+
 def test_the_network_vouches_only_for_a_sure_face() -> None:
     assert pipeline.net_vouches(_net(3, 0.95))
     assert not pipeline.net_vouches(_net(3, 0.6))
