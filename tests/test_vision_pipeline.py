@@ -71,6 +71,15 @@ def _face(value: int | None, confidence: float = 0.9) -> FaceReading:
     return FaceReading(value, confidence, None if value else "not a pip face", pips, "dark")
 
 
+_FOUR = ((28.0, 28.0), (44.0, 28.0), (28.0, 44.0), (44.0, 44.0))
+
+
+def _unread(centres: tuple[tuple[float, float], ...]) -> PipReading:
+    """A built-in reading that found pips at ``centres`` but gave no value."""
+    pips = tuple((x, y, 4.0) for x, y in centres)
+    return PipReading(None, 0.3, "not a pip face", pips, "dark", 90.0, None)
+
+
 def _net(value: int, sure: float) -> np.ndarray:
     """Face-network probabilities with ``sure`` on ``value`` (0 = no readable face)."""
     probs = np.full(7, (1.0 - sure) / 6.0, np.float32)
@@ -86,7 +95,10 @@ def _net(value: int, sure: float) -> np.ndarray:
     (_mine(None), _net(4, 0.95), _face(4), 4),      # a sure network, confirmed by the pips
     (_mine(None), _net(4, 0.95), _face(None), None),  # ... not confirmed: unsure
     (_mine(None), _net(4, 0.95), _face(3), None),   # ... contradicted: unsure
-    (_mine(None), _net(1, 0.6), _face(1), None),    # an unsure network reads nothing alone
+    (_mine(None), _net(1, 0.6), _face(1), 1),       # the face reader agrees: two readers
+    (_mine(None), _net(1, 0.4), _face(1), None),    # ... but the network is not half sure
+    (_unread(_FOUR), _net(4, 0.95), _face(None), 4),  # pips on a four's grid confirm a sure net
+    (_unread(_FOUR), _net(4, 0.6), _face(None), None),  # ... not a network 0.6 sure
     (_mine(None), _net(0, 0.99), _face(2), None),   # no face at all
 ])
 def test_values_need_the_support_the_rule_asks_for(
@@ -238,3 +250,4 @@ def test_a_compact_region_of_two_dice_is_also_tried_as_two() -> None:
     split = [c.center for c in candidates if c.source == "split"]
     for x0, y0 in ((50, 50), (80, 65)):  # each die gets a candidate of its own
         assert any(x0 <= x < x0 + 30 and y0 <= y < y0 + 30 for x, y in split), split
+

@@ -168,21 +168,28 @@ def _round_spots(
     """Centres of the pip-sized round components of ``spots``. A component too large for a
     pip may be pips joined by a die's dark edge: it is thresholded again at half the strongest
     response of each polarity in ``split`` and the parts are checked in turn."""
-    count, _, stats, cents = cv2.connectedComponentsWithStats(spots, connectivity=8)
+    _, _, stats, cents = cv2.connectedComponentsWithStats(spots, connectivity=8)
     lo, hi = np.pi * (0.04 * side) ** 2, np.pi * (0.2 * side) ** 2
-    pips = []
-    for i in range(1, count):
-        x, y, w, h, area = stats[i]
-        if lo <= area <= hi and max(w, h) <= 2 * min(w, h) and area >= 0.4 * w * h:
-            pips.append((float(cents[i][0]) + offset[0], float(cents[i][1]) + offset[1]))
-        elif split and hi < area <= 9 * hi:
+    # Judged on all components at once: a textured floor gives thousands of specks.
+    w, h, area = (stats[1:, k].astype(np.float64) for k in (2, 3, 4))
+    round_ = (area >= lo) & (area <= hi) & (np.maximum(w, h) <= 2 * np.minimum(w, h)) & (
+        area >= 0.4 * w * h)
+    found = {
+        int(i): [(float(cents[i][0]) + offset[0], float(cents[i][1]) + offset[1])]
+        for i in np.flatnonzero(round_) + 1
+    }
+    if split:
+        for i in np.flatnonzero(~round_ & (area > hi) & (area <= 9 * hi)) + 1:
+            x, y, bw, bh = (int(t) for t in stats[i, :4])
+            parts = found.setdefault(int(i), [])
             for response in split:
-                part = response[y : y + h, x : x + w]
+                part = response[y : y + bh, x : x + bw]
                 top = float(part.max())
                 if top > PIP_THRESHOLD:
                     strong = (part > 0.5 * top).astype(np.uint8)
-                    pips.extend(_round_spots(strong, side, (offset[0] + x, offset[1] + y)))
-    return pips
+                    parts.extend(_round_spots(strong, side, (offset[0] + x, offset[1] + y)))
+    # In component order, as the seeds' order decides ties later.
+    return [p for i in sorted(found) for p in found[i]]
 
 
 def pip_seeds(lab: np.ndarray, side: float) -> list[tuple[float, float]]:

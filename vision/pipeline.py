@@ -43,6 +43,8 @@ MAX_ELONGATION_SPREAD = 1.6
 # (its pips must still fit that face), and to vouch for a die with no body in the mask.
 NET_READ = 0.8
 NET_SURE = 0.9
+# ... and how sure it must be of a value the face reader finds too (two readers agreeing).
+NET_AGREE = 0.5
 # A value the network gives at least this much is only doubted, not contradicted: the two pip
 # readers may settle it.
 NET_DOUBT = 0.2
@@ -232,9 +234,10 @@ def combined_reading(
     probabilities ``probs`` may be given) read every patch: a value both give is taken; when
     they differ, the value stands only if the network gives it at least NET_DOUBT and the face
     reader (`vision.face`) finds it too; otherwise the die is unsure. A die the built-in reader
-    leaves open takes the network's value only when the network is at least NET_READ sure of
-    it and pips found by either pip reader sit on that face's grid. The pips of a face of few
-    pips must look alike.
+    leaves open takes the network's value when the face reader finds it too and the network is
+    at least NET_AGREE sure of it, or when the network is at least NET_READ sure of it and pips
+    found by either pip reader sit on that face's grid. The pips of a face of few pips must
+    look alike.
     """
     if probs is None:
         probs = default_net().probabilities([patch])[0]
@@ -259,12 +262,14 @@ def _opinions(patch: np.ndarray, polarity: str | None, probs: np.ndarray) -> Pip
             return replace(mine, confidence=min(mine.confidence, float(probs[mine.value])))
         return replace(mine, value=None, reason="not a pip face", fit=None,
                        confidence=min(0.3, mine.confidence))
-    if net == 0 or sure < NET_READ:
+    if net == 0 or sure < NET_AGREE:
         return replace(mine, reason=mine.reason or "not a pip face")
-    # The network's value stands when pips that either reader found sit on that face's grid.
     face = read_face(patch, float(PATCH_SIDE), polarity)
     if face.value == net:
         return replace(_from_face(face, mine), confidence=sure)
+    if sure < NET_READ:
+        return replace(mine, reason=mine.reason or "not a pip face")
+    # The network's value stands when pips that either reader found sit on that face's grid.
     for pips in (mine.pips, face.pips):
         fit = fit_layout(np.array([(q[0], q[1]) for q in pips], dtype=np.float64)) if pips else None
         if fit is not None and fit.value == net:
