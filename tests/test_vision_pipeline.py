@@ -250,4 +250,3 @@ def test_a_compact_region_of_two_dice_is_also_tried_as_two() -> None:
     split = [c.center for c in candidates if c.source == "split"]
     for x0, y0 in ((50, 50), (80, 65)):  # each die gets a candidate of its own
         assert any(x0 <= x < x0 + 30 and y0 <= y < y0 + 30 for x, y in split), split
-
