@@ -14,7 +14,7 @@ import vision.pipeline as pipeline
 from firmware_host.cli import main
 from vision.face import FaceReading
 from vision.layout import FACES, fit_layout
-from vision.pips import PipReading
+from vision.pips import PipReading, read_one, read_pips
 from vision.render import COLOUR_COMBOS, DieSpec, RenderedTray, TraySpec, render_tray
 
 POSITIONS = [(110, 130), (320, 130), (530, 130), (110, 350), (320, 350), (530, 350)]
@@ -114,6 +114,23 @@ def test_values_need_the_support_the_rule_asks_for(
         assert reading.reason in vision.REASONS
 
 
+@pytest.mark.parametrize(("net", "expected"), [
+    (_net(1, 0.6), 1),      # a half-sure network's one, found alone by the built-in reader
+    (_net(1, 0.4), None),   # ... not with a network less than half sure
+    (_net(2, 0.99), None),  # the lone-pip check is for a one only
+])
+def test_a_one_beside_side_face_pips_needs_the_network_and_the_lone_pip(
+    monkeypatch, net: np.ndarray, expected: int | None
+) -> None:
+    monkeypatch.setattr(pipeline, "read_pips", lambda *a, **k: _unread(_FOUR))
+    monkeypatch.setattr(pipeline, "read_face", lambda *a, **k: _face(None))
+    lone = PipReading(1, 0.9, None, ((36.0, 36.0, 6.0),), "dark", 90.0,
+                      fit_layout(np.array([(36.0, 36.0)])))
+    monkeypatch.setattr(pipeline, "read_one", lambda *a, **k: lone)
+    patch = np.full((72, 72, 3), 230, np.uint8)
+    assert pipeline.combined_reading(patch, None, net).value == expected
+
+
 def test_an_unsure_die_offers_the_likely_values_first() -> None:
     probs = np.array([0.45, 0.02, 0.3, 0.0, 0.1, 0.06, 0.07], np.float32)
     assert pipeline.likely_values(probs) == (2, 4, 6, 5)
@@ -139,6 +156,33 @@ def test_pip_elongation_tells_round_from_foreshortened_pips() -> None:
     cv2.circle(patch, (50, 50), 9, (235, 235, 235), -1)
     cv2.circle(patch, (50, 50), 5, (20, 20, 20), -1)
     assert pipeline.pips_alike(patch, pair)
+
+
+def _slanted_die(pips: list[tuple[int, int, int]]) -> np.ndarray:
+    """A patch of an ivory die seen at a slant: its top face with ``pips`` (x, y, radius) and,
+    on the right, a darker side face with three foreshortened pips."""
+    patch = np.full((72, 72, 3), 150, np.uint8)
+    cv2.rectangle(patch, (14, 14), (52, 58), (215, 235, 240), -1)
+    cv2.rectangle(patch, (53, 14), (64, 58), (170, 190, 195), -1)
+    for x, y, r in pips:
+        cv2.circle(patch, (x, y), r, (30, 30, 30), -1)
+    for y in (22, 36, 50):
+        cv2.ellipse(patch, (59, y), (2, 4), 0, 0, 360, (30, 30, 30), -1)
+    return cv2.GaussianBlur(patch, (3, 3), 0)
+
+
+def test_a_one_is_found_alone_beside_a_side_faces_pips() -> None:
+    patch = _slanted_die([(33, 36, 6)])
+    assert read_pips(patch, 48.0).value is None  # the side face's pips join the group
+    assert read_one(patch, 48.0).value == 1
+
+
+@pytest.mark.parametrize("pips", [
+    [(24, 27, 4), (42, 45, 4)],  # a two: no pip alone in the middle
+    [(33, 36, 6), (20, 50, 6)],  # a second pip as large on the same face
+])
+def test_no_one_is_found_where_the_face_has_more(pips: list[tuple[int, int, int]]) -> None:
+    assert read_one(_slanted_die(pips), 48.0).value is None
 
 
 # --- whole images ---------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from vision.face import FaceReading, read_face
 from vision.face_net import default_net
 from vision.image_io import as_bgr
 from vision.layout import LayoutFit, fit_layout
-from vision.pips import PipReading, read_pips
+from vision.pips import PipReading, read_one, read_pips
 from vision.profile import Profile
 from vision.types import Die
 
@@ -235,9 +235,11 @@ def combined_reading(
     they differ, the value stands only if the network gives it at least NET_DOUBT and the face
     reader (`vision.face`) finds it too; otherwise the die is unsure. A die the built-in reader
     leaves open takes the network's value when the face reader finds it too and the network is
-    at least NET_AGREE sure of it, or when the network is at least NET_READ sure of it and pips
-    found by either pip reader sit on that face's grid. The pips of a face of few pips must
-    look alike.
+    at least NET_AGREE sure of it, or when the network is at least NET_AGREE sure of a one
+    and the built-in reader finds a one's pip alone in the middle of a clean face (a die seen
+    at a slant shows a side face's pips beside it), or when the network is at least NET_READ
+    sure of it and pips found by either pip reader sit on that face's grid. The pips of a
+    face of few pips must look alike.
     """
     if probs is None:
         probs = default_net().probabilities([patch])[0]
@@ -267,6 +269,11 @@ def _opinions(patch: np.ndarray, polarity: str | None, probs: np.ndarray) -> Pip
     face = read_face(patch, float(PATCH_SIDE), polarity)
     if face.value == net:
         return replace(_from_face(face, mine), confidence=sure)
+    if net == 1:
+        # A one seen at a slant beside a side face's pips: the one's pip must pass alone.
+        one = read_one(patch, float(PATCH_SIDE), polarity)
+        if one.value == 1:
+            return replace(one, confidence=min(one.confidence, sure))
     if sure < NET_READ:
         return replace(mine, reason=mine.reason or "not a pip face")
     # The network's value stands when pips that either reader found sit on that face's grid.

@@ -168,10 +168,19 @@ def _check(
     return fit
 
 
-def read_pips(patch: np.ndarray, side: float, polarity: str | None = None) -> PipReading:
-    """Read the face of the die centred in ``patch`` whose side is about ``side`` pixels."""
+@dataclass(frozen=True)
+class _Contrast:
+    """A patch measured against its die body: Lab difference, its 99th percentile near the
+    centre, and the pixels that differ strongly and weakly."""
+
+    diff: np.ndarray
+    high: float
+    strong: np.ndarray
+    weak: np.ndarray
+
+
+def _contrast(patch: np.ndarray, side: float) -> _Contrast:
     h, w = patch.shape[:2]
-    center = (w / 2.0, h / 2.0)
     lab = cv2.cvtColor(patch, cv2.COLOR_BGR2Lab).astype(np.float32)
     core = _core(h, w, float(side))
     body = np.median(lab[core], axis=0)
@@ -179,14 +188,27 @@ def read_pips(patch: np.ndarray, side: float, polarity: str | None = None) -> Pi
     # Lightness counts fully; chroma helps coloured pips on coloured dice.
     delta = np.sqrt(diff[..., 0] ** 2 + 0.5 * (diff[..., 1] ** 2 + diff[..., 2] ** 2))
     high = float(np.percentile(delta[core], 99))
+    return _Contrast(diff, high, delta > max(10.0, 0.45 * high),
+                     delta > max(UNEVEN_DELTA, 0.2 * high))
+
+
+def _polar_blobs(seen: _Contrast, side: float, polarity: str) -> list[Blob]:
+    """Pip-like blobs of one polarity ("dark" or "light")."""
+    sign = seen.diff[..., 0] < 0 if polarity == "dark" else seen.diff[..., 0] > 0
+    return _blobs((seen.strong & sign).astype(np.uint8), side)
+
+
+def read_pips(patch: np.ndarray, side: float, polarity: str | None = None) -> PipReading:
+    """Read the face of the die centred in ``patch`` whose side is about ``side`` pixels."""
+    h, w = patch.shape[:2]
+    center = (w / 2.0, h / 2.0)
+    seen = _contrast(patch, side)
+    high, strong, weak = seen.high, seen.strong, seen.weak
     if high < MIN_CONTRAST:
         return PipReading(None, 0.1, "low contrast", (), None, high)
-    strong = delta > max(10.0, 0.45 * high)
-    weak = delta > max(UNEVEN_DELTA, 0.2 * high)
     candidates: list[PipReading] = []
     for pol in ("dark", "light") if polarity is None else (polarity,):
-        sign = diff[..., 0] < 0 if pol == "dark" else diff[..., 0] > 0
-        blobs = _blobs((strong & sign).astype(np.uint8), side)
+        blobs = _polar_blobs(seen, side, pol)
         group = _top_face_group(blobs, center, side)
         if not group:
             continue
@@ -218,3 +240,27 @@ def read_pips(patch: np.ndarray, side: float, polarity: str | None = None) -> Pi
     if candidates:
         return max(candidates, key=lambda c: len(c.pips))
     return PipReading(None, 0.1, "not a pip face", (), None, high)
+
+
+def read_one(patch: np.ndarray, side: float, polarity: str | None = None) -> PipReading:
+    """Whether the die centred in ``patch`` shows a one, whatever else the patch holds.
+
+    `read_pips` takes the pips gathered around the die's centre as its top face, so the pips
+    of a side face seen at a slant spoil a one. Here each pip is tried alone: a one is read
+    when exactly one pip of a one's size lies in the middle of the die with a clean face
+    around it (the check `read_pips` makes of a one).
+    """
+    seen = _contrast(patch, side)
+    if seen.high < MIN_CONTRAST:
+        return PipReading(None, 0.1, "low contrast", (), None, seen.high)
+    ones: list[PipReading] = []
+    for pol in ("dark", "light") if polarity is None else (polarity,):
+        blobs = _polar_blobs(seen, side, pol)
+        for blob in blobs:
+            fit = _check([blob], blobs, side, seen.strong, seen.weak)
+            if fit is not None:
+                ones.append(PipReading(1, 0.5 + 0.5 * float(min(1.0, seen.high / 40.0)), None,
+                                       ((blob[0], blob[1], blob[2]),), pol, seen.high, fit))
+    if len(ones) == 1:
+        return ones[0]
+    return PipReading(None, 0.2, "not a pip face", (), None, seen.high)
