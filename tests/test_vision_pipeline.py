@@ -158,6 +158,14 @@ def test_pip_elongation_tells_round_from_foreshortened_pips() -> None:
     assert pipeline.pips_alike(patch, pair)
 
 
+def test_a_glint_beside_a_light_pip_leaves_it_round() -> None:
+    patch = np.full((72, 72, 3), (60, 140, 40), np.uint8)  # a glossy green die
+    cv2.line(patch, (46, 20), (46, 60), (150, 200, 140), 3)  # light caught by its edge
+    cv2.circle(patch, (40, 40), 5, (235, 235, 235), -1)      # a white pip touching the glint
+    patch = cv2.GaussianBlur(patch, (3, 3), 0)
+    assert pipeline.pip_elongation(patch, (40.0, 40.0, 5.0), "light") < 1.3
+
+
 def _slanted_die(pips: list[tuple[int, int, int]]) -> np.ndarray:
     """A patch of an ivory die seen at a slant: its top face with ``pips`` (x, y, radius) and,
     on the right, a darker side face with three foreshortened pips."""

@@ -39,6 +39,7 @@ MIN_ONE_DEPTH = 0.3  # x die side: how deep inside its body the pip of a one lie
 SHAPE_CHECKED = 3
 MAX_PIP_ELONGATION = 2.2
 MAX_ELONGATION_SPREAD = 1.6
+PIP_LEVEL = 0.65  # where a pip's outline is drawn, from the body's level (0) to its own (1)
 # How sure the face network must be of a value to read a die the built-in reader leaves open
 # (its pips must still fit that face), and to vouch for a die with no body in the mask.
 NET_READ = 0.8
@@ -199,10 +200,16 @@ def pip_elongation(patch: np.ndarray, pip: tuple[float, float, float], polarity:
                           cv2.COLOR_BGR2GRAY)
     if window.size == 0:
         return 1.0
-    mode = cv2.THRESH_BINARY_INV if polarity == "dark" else cv2.THRESH_BINARY
-    _, blob = cv2.threshold(window, 0, 255, mode | cv2.THRESH_OTSU)
-    _, labels = cv2.connectedComponents(blob)
-    label = labels[min(labels.shape[0] - 1, round(y) - y0), min(labels.shape[1] - 1, round(x) - x0)]
+    # The blob is cut at PIP_LEVEL of the way from the body to the pip's own extreme: a glint
+    # on the die's edge beside a light pip stays out of it, a foreshortened pip keeps its shape.
+    body = float(np.median(window))
+    cx, cy = min(window.shape[1] - 1, round(x) - x0), min(window.shape[0] - 1, round(y) - y0)
+    core = window[max(0, cy - 1) : cy + 2, max(0, cx - 1) : cx + 2]
+    peak = float(core.min() if polarity == "dark" else core.max())
+    level = body + PIP_LEVEL * (peak - body)
+    blob = (window < level) if polarity == "dark" else (window > level)
+    _, labels = cv2.connectedComponents(blob.astype(np.uint8))
+    label = labels[cy, cx]
     if label == 0:
         return 1.0
     m = cv2.moments((labels == label).astype(np.uint8), binaryImage=True)
