@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -156,6 +157,16 @@ def test_pip_elongation_tells_round_from_foreshortened_pips() -> None:
     cv2.circle(patch, (50, 50), 9, (235, 235, 235), -1)
     cv2.circle(patch, (50, 50), 5, (20, 20, 20), -1)
     assert pipeline.pips_alike(patch, pair)
+
+
+def test_pips_of_very_different_sizes_are_not_one_face() -> None:
+    patch = np.full((72, 72, 3), 235, np.uint8)
+    cv2.circle(patch, (26, 26), 6, (20, 20, 20), -1)
+    cv2.circle(patch, (46, 46), 3, (20, 20, 20), -1)  # round, but a side face's size
+    pair = PipReading(2, 0.9, None, ((26.0, 26.0, 6.0), (46.0, 46.0, 3.0)), "dark", 90.0)
+    assert not pipeline.pips_alike(patch, pair)
+    cv2.circle(patch, (46, 46), 6, (20, 20, 20), -1)
+    assert pipeline.pips_alike(patch, replace(pair, pips=((26.0, 26.0, 6.0), (46.0, 46.0, 5.5))))
 
 
 def test_a_glint_beside_a_light_pip_leaves_it_round() -> None:

@@ -39,6 +39,7 @@ MIN_ONE_DEPTH = 0.3  # x die side: how deep inside its body the pip of a one lie
 SHAPE_CHECKED = 3
 MAX_PIP_ELONGATION = 2.2
 MAX_ELONGATION_SPREAD = 1.6
+MAX_RADIUS_SPREAD = 1.4  # ... or differ this much in size (a side face's pip is foreshortened)
 PIP_LEVEL = 0.65  # where a pip's outline is drawn, from the body's level (0) to its own (1)
 # How sure the face network must be of a value to read a die the built-in reader leaves open
 # (its pips must still fit that face), and to vouch for a die with no body in the mask.
@@ -225,6 +226,9 @@ def pips_alike(patch: np.ndarray, reading: PipReading) -> bool:
     """Whether the pips of a face with few pips all look like pips of one face."""
     if reading.value is None or reading.value > SHAPE_CHECKED or not reading.pips:
         return True
+    radii = [p[2] for p in reading.pips]
+    if max(radii) > MAX_RADIUS_SPREAD * min(radii):
+        return False
     polarity = reading.polarity or "dark"
     shapes = [pip_elongation(patch, p, polarity) for p in reading.pips]
     if max(shapes) > MAX_PIP_ELONGATION:
