@@ -206,6 +206,28 @@ def test_no_one_is_found_where_the_face_has_more(pips: list[tuple[int, int, int]
 
 # --- whole images ---------------------------------------------------------------------------
 
+@pytest.mark.parametrize("value", [2, 3, 4, 5])
+@pytest.mark.parametrize("angle", [0.0, 20.0])
+def test_a_close_up_of_one_die_is_read_whole(value: int, angle: float) -> None:
+    # The die is far wider than the floor model's window: its pips alone stand out at first.
+    die = DieSpec(value, (235, 235), 300, angle, (200, 235, 245), (30, 30, 30))
+    shot = render_tray(TraySpec(470, 470, "paper", dice=(die,), camera_height=math.inf),
+                       seed=value)
+    dice = vision.read_dice(shot.image)
+    assert [d.value for d in dice] == [value]
+    assert math.dist(dice[0].center, (235, 235)) < 20
+
+
+@pytest.mark.parametrize("floor", ["grey", "paper"])
+def test_unsure_dice_on_a_grid_are_not_taken_for_one_large_die(floor: str) -> None:
+    # Four dark dice with faint pips, placed like the pips of a four.
+    dice = tuple(DieSpec(3, (320 + dx, 240 + dy), 40, 10, (60, 60, 60), (70, 70, 70))
+                 for dx in (-60, 60) for dy in (-60, 60))
+    read = vision.read_dice(render_tray(TraySpec(640, 480, floor, dice=dice), seed=5).image)
+    assert len(read) == 4
+    assert all(d.value is None for d in read)
+
+
 def test_a_plain_tray_is_read_with_centres_and_outlines() -> None:
     shot = six_shot()
     dice = vision.read_dice(shot.image)

@@ -7,13 +7,14 @@ the pips fit a face layout; everything else is reported unsure with a reason.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
-from vision.detect import Candidate, find_candidates, quick_die_side
+from vision.detect import MIN_THRESHOLD, Candidate, find_candidates, quick_die_side
 from vision.face import FaceReading, read_face
 from vision.face_net import default_net
 from vision.image_io import as_bgr
@@ -51,6 +52,11 @@ NET_AGREE = 0.5
 # readers may settle it.
 NET_DOUBT = 0.2
 LIKELY = 0.05
+# A close-up: up to MAX_CLOSE_UP_PARTS unsure "dice" may be the pips of one large die, when
+# their grid's pitch is within CLOSE_UP_PITCH x their own size (pips are 0.4..0.8 pitch wide).
+MAX_CLOSE_UP_PARTS = 8
+CLOSE_UP_PITCH = (1.1, 2.6)
+CLOSE_UP_REACH = 0.6  # x the large die's side: unsure dice this near its centre are its pips
 
 
 def straighten(
@@ -398,4 +404,60 @@ def read_dice(image: np.ndarray, profile: Profile | None = None) -> list[Die]:
         if item.die.value is not None and first.die.value not in (None, item.die.value):
             first.die = replace(first.die, value=None, reason="not a pip face",
                                 confidence=0.3)
+    kept = _close_up(kept, work, mask, side, polarity)
     return [_scaled(k.die, scale) for k in kept]
+
+
+def _stands_out(work: np.ndarray, cand: Candidate, pips: list[tuple[float, float]]) -> bool:
+    """Whether the face of ``cand`` (less its pips) differs from what lies around it: a die,
+    not a patch of floor between smaller dice."""
+    h, w = work.shape[:2]
+    side = cand.size[0]
+
+    def square(scale: float) -> np.ndarray:
+        mask = np.zeros((h, w), np.uint8)
+        box = cv2.boxPoints((cand.center, (scale * side, scale * side), cand.angle))
+        cv2.fillConvexPoly(mask, np.round(box).astype(np.int32), 255)
+        return mask
+
+    face, ring = square(0.9), cv2.subtract(square(1.4), square(1.15))
+    for x, y in pips:
+        cv2.circle(face, (round(x), round(y)), round(0.2 * side), 0, -1)
+    if not face.any() or not ring.any():
+        return False
+    lab = cv2.cvtColor(work, cv2.COLOR_BGR2Lab)
+    inside = np.array(cv2.mean(lab, face)[:3])
+    outside = np.array(cv2.mean(lab, ring)[:3])
+    return float(np.abs(inside - outside).sum()) >= MIN_THRESHOLD
+
+
+def _close_up(
+    kept: list[_Found], work: np.ndarray, mask: np.ndarray, side: float, polarity: str | None
+) -> list[_Found]:
+    """In a close-up, a die larger than the floor model's window is floor to it, and its pips
+    are found as small unsure dice. When no die reads and some of those lie on a face's grid,
+    the die they would belong to is read like any other; if it reads, it replaces the unsure
+    dice on it."""
+    if any(k.die.value is not None for k in kept):
+        return kept  # dice that read are of the size found: no close-up
+    blank = [k for k in kept
+             if k.die.reason in ("not a pip face", "low contrast")][:MAX_CLOSE_UP_PARTS]
+    for count in range(min(6, len(blank)), 1, -1):
+        for parts in itertools.combinations(blank, count):
+            fit = fit_layout(np.array([p.center for p in parts], dtype=np.float64))
+            if fit is None or not CLOSE_UP_PITCH[0] * side <= fit.pitch <= CLOSE_UP_PITCH[1] * side:
+                continue
+            die_side = FACE_PER_PITCH * fit.pitch
+            cand = Candidate(fit.center, (die_side, die_side), float(np.degrees(fit.angle)),
+                             False, "body")
+            if not _stands_out(work, cand, [p.center for p in blank]):
+                continue
+            view = _View(die_side, *straighten(work, cand.center, cand.angle, die_side))
+            view.probs = default_net().probabilities([view.patch])[0]
+            item = _read_candidate(work, mask, cand, die_side, polarity, view)
+            if item is None or item.die.value is None:
+                continue
+            inside = [k for k in blank
+                      if math.dist(k.center, item.center) < CLOSE_UP_REACH * die_side]
+            return [k for k in kept if k not in inside] + [item]
+    return kept
