@@ -13,6 +13,7 @@ import pytest
 import vision
 import vision.pipeline as pipeline
 from firmware_host.cli import main
+from vision.detect import Candidate
 from vision.face import FaceReading
 from vision.layout import FACES, fit_layout
 from vision.pips import PipReading, read_one, read_pips
@@ -130,6 +131,26 @@ def test_a_one_beside_side_face_pips_needs_the_network_and_the_lone_pip(
     monkeypatch.setattr(pipeline, "read_one", lambda *a, **k: lone)
     patch = np.full((72, 72, 3), 230, np.uint8)
     assert pipeline.combined_reading(patch, None, net).value == expected
+
+
+@pytest.mark.parametrize(("net", "kept"), [
+    (_net(1, 0.95), True),   # the network, seeing the whole die, is sure of a one
+    (_net(1, 0.7), False),   # ... not sure enough: a lone pip by an edge is a two's or three's
+    (_net(2, 0.95), False),  # ... sure of another value
+])
+def test_a_lone_pip_near_a_body_edge_is_a_one_only_if_the_network_is_sure(
+    monkeypatch, net: np.ndarray, kept: bool
+) -> None:
+    one = PipReading(1, 0.9, None, ((36.0, 36.0, 6.0),), "dark", 90.0,
+                     fit_layout(np.array([(36.0, 36.0)])))  # the patch centre
+    monkeypatch.setattr(pipeline, "combined_reading", lambda *a, **k: one)
+    work = np.full((200, 200, 3), 128, np.uint8)
+    mask = np.zeros((200, 200), np.uint8)
+    mask[50:150, 50:150] = 255  # a die body; the pip lies 8 px inside its edge
+    cand = Candidate((58.0, 100.0), (40.0, 40.0), 0.0, False, "pips")
+    view = pipeline._View(40.0, *pipeline.straighten(work, cand.center, 0.0, 40.0), net)
+    found = pipeline._read_candidate(work, mask, cand, 40.0, None, view)
+    assert (found is not None and found.die.value == 1) == kept
 
 
 def test_an_unsure_die_offers_the_likely_values_first() -> None:

@@ -142,9 +142,11 @@ def _read_candidate(
                 and not net_vouches(view.probs)):
             return None
         # The pip of a one is in the middle of its die; a pip near a body's edge is one pip of
-        # a two or three whose other pips were not seen.
+        # a two or three whose other pips were not seen, unless the network, which sees the
+        # whole die around the pip, is sure of a one.
         if (fit.value == 1 and cand.source != "body"
-                and _depth(mask, centre, die_side) < MIN_ONE_DEPTH * die_side):
+                and _depth(mask, centre, die_side) < MIN_ONE_DEPTH * die_side
+                and not (net_vouches(view.probs) and int(np.argmax(view.probs)) == 1)):
             return None
         face = PATCH_SIDE if fit.value == 1 else min(PATCH_SIDE, FACE_PER_PITCH * fit.pitch)
         angle = np.degrees(fit.angle)
