@@ -190,6 +190,38 @@ def test_pips_of_very_different_sizes_are_not_one_face() -> None:
     assert pipeline.pips_alike(patch, replace(pair, pips=((26.0, 26.0, 6.0), (46.0, 46.0, 5.5))))
 
 
+_NODES = {0: [], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
+          4: [(-1, -1), (1, -1), (-1, 1), (1, 1)], 5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+          6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]}
+
+
+def _marbled(value: int, seed: int) -> np.ndarray:
+    """A patch of a dark blue die marbled with light blue swirls, with ``value`` red pips."""
+    rng = np.random.default_rng(seed)
+    patch = np.full((72, 72, 3), 190, np.uint8)
+    cv2.rectangle(patch, (12, 12), (60, 60), (90, 40, 20), -1)
+    for _ in range(6):
+        swirl = rng.integers(14, 58, (3, 2)).astype(np.int32)
+        cv2.polylines(patch, [swirl], False, (200, 150, 90), 2)
+    for u, v in _NODES[value]:
+        cv2.circle(patch, (36 + 13 * u, 36 + 13 * v), 5, (40, 40, 190), -1)
+    return cv2.GaussianBlur(patch, (3, 3), 0)
+
+
+@pytest.mark.parametrize("value", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_red_pips_on_a_marbled_die_are_read_by_their_hue(value: int, seed: int) -> None:
+    # The swirls are lighter than the pips: lightness alone finds no face here.
+    reading = read_pips(_marbled(value, seed), 48.0)
+    assert reading.value == value
+    assert reading.polarity == "light"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_marbling_alone_is_no_face(seed: int) -> None:
+    assert read_pips(_marbled(0, seed), 48.0).value is None
+
+
 def test_a_glint_beside_a_light_pip_leaves_it_round() -> None:
     patch = np.full((72, 72, 3), (60, 140, 40), np.uint8)  # a glossy green die
     cv2.line(patch, (46, 20), (46, 60), (150, 200, 140), 3)  # light caught by its edge

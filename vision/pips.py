@@ -11,7 +11,7 @@ that face.
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import cv2
@@ -198,45 +198,86 @@ def _polar_blobs(seen: _Contrast, side: float, polarity: str) -> list[Blob]:
     return _blobs((seen.strong & sign).astype(np.uint8), side)
 
 
+def _hue_contrast(seen: _Contrast, patch_shape: tuple[int, ...], side: float) -> _Contrast | None:
+    """The patch measured along the pips' hue alone: coloured pips (red on dark blue) differ
+    from a marbled body less in lightness than in colour, and the marbling's own swirls are of
+    another hue. The hue is that of the most colourful pixels near the centre."""
+    core = _core(int(patch_shape[0]), int(patch_shape[1]), float(side))
+    chroma = seen.diff[..., 1:]
+    size = np.hypot(chroma[..., 0], chroma[..., 1])
+    vivid = core & (size >= np.percentile(size[core], 98))
+    hue = chroma[vivid].mean(axis=0)
+    if float(np.hypot(*hue)) < MIN_CONTRAST:
+        return None
+    along = chroma @ (hue / float(np.hypot(*hue))).astype(np.float32)
+    high = float(np.percentile(along[core], 99))
+    if high < MIN_CONTRAST:
+        return None
+    return _Contrast(seen.diff, high, along > max(10.0, 0.45 * high),
+                     along > max(UNEVEN_DELTA, 0.2 * high))
+
+
+def _read_polarity(
+    seen: _Contrast, blobs: list[Blob], side: float, center: tuple[float, float], pol: str
+) -> PipReading | None:
+    """The face the blobs of one polarity form around the die centre, if any (None: no blob
+    there)."""
+    group = _top_face_group(blobs, center, side)
+    if not group:
+        return None
+    pips = tuple((b[0], b[1], b[2]) for b in group)
+    fit = _check(group, blobs, side, seen.strong, seen.weak)
+    # Pips of a side face or a neighbouring die may join the group: peel off the least
+    # pip-like (small, squashed, far out) ones; the check still refuses a face with a
+    # pip-sized blob left on it.
+    while fit is None and len(group) > 2 and len(pips) - len(group) < 3:
+        gx = float(np.mean([b[0] for b in group]))
+        gy = float(np.mean([b[1] for b in group]))
+        top = max(b[2] * b[3] for b in group)
+        group.remove(max(group, key=lambda b: np.hypot(b[0] - gx, b[1] - gy) / side
+                         + 1.0 - b[2] * b[3] / top))
+        fit = _check(group, blobs, side, seen.strong, seen.weak)
+    if fit is None:
+        return PipReading(None, 0.2, "not a pip face", pips, pol, seen.high)
+    conf = float(np.clip(1.0 - fit.residual, 0.0, 1.0))
+    conf *= 0.5 + 0.5 * float(min(1.0, seen.high / 40.0))
+    return PipReading(fit.value, conf, None, tuple((b[0], b[1], b[2]) for b in group), pol,
+                      seen.high, fit)
+
+
 def read_pips(patch: np.ndarray, side: float, polarity: str | None = None) -> PipReading:
-    """Read the face of the die centred in ``patch`` whose side is about ``side`` pixels."""
+    """Read the face of the die centred in ``patch`` whose side is about ``side`` pixels.
+
+    Pips darker or lighter than the body are looked for first (only ``polarity`` if given);
+    when neither forms a face, pips of another hue than the body.
+    """
     h, w = patch.shape[:2]
     center = (w / 2.0, h / 2.0)
     seen = _contrast(patch, side)
-    high, strong, weak = seen.high, seen.strong, seen.weak
+    high = seen.high
     if high < MIN_CONTRAST:
         return PipReading(None, 0.1, "low contrast", (), None, high)
     candidates: list[PipReading] = []
     for pol in ("dark", "light") if polarity is None else (polarity,):
-        blobs = _polar_blobs(seen, side, pol)
-        group = _top_face_group(blobs, center, side)
-        if not group:
-            continue
-        pips = tuple((b[0], b[1], b[2]) for b in group)
-        fit = _check(group, blobs, side, strong, weak)
-        # Pips of a side face or a neighbouring die may join the group: peel off the least
-        # pip-like (small, squashed, far out) ones; the check still refuses a face with a
-        # pip-sized blob left on it.
-        while fit is None and len(group) > 2 and len(pips) - len(group) < 3:
-            gx = float(np.mean([b[0] for b in group]))
-            gy = float(np.mean([b[1] for b in group]))
-            top = max(b[2] * b[3] for b in group)
-            group.remove(max(group, key=lambda b: np.hypot(b[0] - gx, b[1] - gy) / side
-                             + 1.0 - b[2] * b[3] / top))
-            fit = _check(group, blobs, side, strong, weak)
-        if fit is None:
-            candidates.append(PipReading(None, 0.2, "not a pip face", pips, pol, high))
-            continue
-        pips = tuple((b[0], b[1], b[2]) for b in group)
-        conf = float(np.clip(1.0 - fit.residual, 0.0, 1.0))
-        conf *= 0.5 + 0.5 * float(min(1.0, high / 40.0))
-        candidates.append(PipReading(fit.value, conf, None, pips, pol, high, fit))
+        found = _read_polarity(seen, _polar_blobs(seen, side, pol), side, center, pol)
+        if found is not None:
+            candidates.append(found)
     valued = [c for c in candidates if c.value is not None]
     if len(valued) == 1:
         return valued[0]
     if len(valued) > 1:
         # Both polarities form a face: ambiguous, refuse to guess.
         return PipReading(None, 0.2, "not a pip face", valued[0].pips, None, high)
+    hued = _hue_contrast(seen, patch.shape, side)
+    if hued is not None:
+        found = _read_polarity(hued, _blobs(hued.strong.astype(np.uint8), side), side, center,
+                               "light")
+        if found is not None and found.value is not None:
+            # Still lighter or darker than the body, if only a little: that names the polarity.
+            shade = np.mean([seen.diff[round(y), round(x), 0] for x, y, _ in found.pips])
+            pol = "dark" if shade < 0 else "light"
+            if polarity in (None, pol):
+                return replace(found, polarity=pol)
     if candidates:
         return max(candidates, key=lambda c: len(c.pips))
     return PipReading(None, 0.1, "not a pip face", (), None, high)
