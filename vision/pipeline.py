@@ -53,7 +53,8 @@ NET_AGREE = 0.5
 NET_DOUBT = 0.2
 LIKELY = 0.05
 # A close-up: up to MAX_CLOSE_UP_PARTS unsure "dice" may be the pips of one large die, when
-# their grid's pitch is within CLOSE_UP_PITCH x their own size (pips are 0.4..0.8 pitch wide).
+# their grid's pitch is within CLOSE_UP_PITCH x the die side found (theirs, as they were taken
+# for dice; pips are 0.4..0.8 pitch wide).
 MAX_CLOSE_UP_PARTS = 8
 CLOSE_UP_PITCH = (1.1, 2.6)
 CLOSE_UP_REACH = 0.6  # x the large die's side: unsure dice this near its centre are its pips

@@ -204,8 +204,8 @@ def _hue_contrast(seen: _Contrast, patch_shape: tuple[int, ...], side: float) ->
     another hue. The hue is that of the most colourful pixels near the centre."""
     core = _core(int(patch_shape[0]), int(patch_shape[1]), float(side))
     chroma = seen.diff[..., 1:]
-    size = np.hypot(chroma[..., 0], chroma[..., 1])
-    vivid = core & (size >= np.percentile(size[core], 98))
+    colourful = np.hypot(chroma[..., 0], chroma[..., 1])
+    vivid = core & (colourful >= np.percentile(colourful[core], 98))
     hue = chroma[vivid].mean(axis=0)
     if float(np.hypot(*hue)) < MIN_CONTRAST:
         return None
@@ -239,10 +239,13 @@ def _read_polarity(
         fit = _check(group, blobs, side, seen.strong, seen.weak)
     if fit is None:
         return PipReading(None, 0.2, "not a pip face", pips, pol, seen.high)
-    conf = float(np.clip(1.0 - fit.residual, 0.0, 1.0))
-    conf *= 0.5 + 0.5 * float(min(1.0, seen.high / 40.0))
-    return PipReading(fit.value, conf, None, tuple((b[0], b[1], b[2]) for b in group), pol,
-                      seen.high, fit)
+    return PipReading(fit.value, _confidence(fit, seen.high), None,
+                      tuple((b[0], b[1], b[2]) for b in group), pol, seen.high, fit)
+
+
+def _confidence(fit: LayoutFit, high: float) -> float:
+    """How sure a reading is: the grid fit, discounted for faint pips."""
+    return float(np.clip(1.0 - fit.residual, 0.0, 1.0)) * (0.5 + 0.5 * min(1.0, high / 40.0))
 
 
 def read_pips(patch: np.ndarray, side: float, polarity: str | None = None) -> PipReading:
@@ -300,7 +303,7 @@ def read_one(patch: np.ndarray, side: float, polarity: str | None = None) -> Pip
         for blob in blobs:
             fit = _check([blob], blobs, side, seen.strong, seen.weak)
             if fit is not None:
-                ones.append(PipReading(1, 0.5 + 0.5 * float(min(1.0, seen.high / 40.0)), None,
+                ones.append(PipReading(1, _confidence(fit, seen.high), None,
                                        ((blob[0], blob[1], blob[2]),), pol, seen.high, fit))
     if len(ones) == 1:
         return ones[0]
