@@ -147,7 +147,7 @@ def _read_candidate(
         # whole die around the pip, is sure of a one.
         if (fit.value == 1 and cand.source != "body"
                 and _depth(mask, centre, die_side) < MIN_ONE_DEPTH * die_side
-                and not (net_vouches(view.probs) and int(np.argmax(view.probs)) == 1)):
+                and view.probs[1] < NET_SURE):
             return None
         face = PATCH_SIDE if fit.value == 1 else min(PATCH_SIDE, FACE_PER_PITCH * fit.pitch)
         angle = np.degrees(fit.angle)
@@ -411,10 +411,10 @@ def read_dice(image: np.ndarray, profile: Profile | None = None) -> list[Die]:
     return [_scaled(k.die, scale) for k in kept]
 
 
-def _stands_out(work: np.ndarray, cand: Candidate, pips: list[tuple[float, float]]) -> bool:
-    """Whether the face of ``cand`` (less its pips) differs from what lies around it: a die,
-    not a patch of floor between smaller dice."""
-    h, w = work.shape[:2]
+def _stands_out(lab: np.ndarray, cand: Candidate, pips: list[tuple[float, float]]) -> bool:
+    """Whether the face of ``cand`` (less its pips) differs in the Lab image ``lab`` from what
+    lies around it: a die, not a patch of floor between smaller dice."""
+    h, w = lab.shape[:2]
     side = cand.size[0]
 
     def square(scale: float) -> np.ndarray:
@@ -428,7 +428,6 @@ def _stands_out(work: np.ndarray, cand: Candidate, pips: list[tuple[float, float
         cv2.circle(face, (round(x), round(y)), round(0.2 * side), 0, -1)
     if not face.any() or not ring.any():
         return False
-    lab = cv2.cvtColor(work, cv2.COLOR_BGR2Lab)
     inside = np.array(cv2.mean(lab, face)[:3])
     outside = np.array(cv2.mean(lab, ring)[:3])
     return float(np.abs(inside - outside).sum()) >= MIN_THRESHOLD
@@ -445,6 +444,7 @@ def _close_up(
         return kept  # dice that read are of the size found: no close-up
     blank = [k for k in kept
              if k.die.reason in ("not a pip face", "low contrast")][:MAX_CLOSE_UP_PARTS]
+    lab: np.ndarray | None = None
     for count in range(min(6, len(blank)), 1, -1):
         for parts in itertools.combinations(blank, count):
             fit = fit_layout(np.array([p.center for p in parts], dtype=np.float64))
@@ -453,7 +453,9 @@ def _close_up(
             die_side = FACE_PER_PITCH * fit.pitch
             cand = Candidate(fit.center, (die_side, die_side), float(np.degrees(fit.angle)),
                              False, "body")
-            if not _stands_out(work, cand, [p.center for p in blank]):
+            if lab is None:
+                lab = cv2.cvtColor(work, cv2.COLOR_BGR2Lab)
+            if not _stands_out(lab, cand, [p.center for p in blank]):
                 continue
             view = _View(die_side, *straighten(work, cand.center, cand.angle, die_side))
             view.probs = default_net().probabilities([view.patch])[0]

@@ -171,9 +171,10 @@ def _check(
 @dataclass(frozen=True)
 class _Contrast:
     """A patch measured against its die body: Lab difference, its 99th percentile near the
-    centre, and the pixels that differ strongly and weakly."""
+    centre (``core``), and the pixels that differ strongly and weakly."""
 
     diff: np.ndarray
+    core: np.ndarray
     high: float
     strong: np.ndarray
     weak: np.ndarray
@@ -188,7 +189,7 @@ def _contrast(patch: np.ndarray, side: float) -> _Contrast:
     # Lightness counts fully; chroma helps coloured pips on coloured dice.
     delta = np.sqrt(diff[..., 0] ** 2 + 0.5 * (diff[..., 1] ** 2 + diff[..., 2] ** 2))
     high = float(np.percentile(delta[core], 99))
-    return _Contrast(diff, high, delta > max(10.0, 0.45 * high),
+    return _Contrast(diff, core, high, delta > max(10.0, 0.45 * high),
                      delta > max(UNEVEN_DELTA, 0.2 * high))
 
 
@@ -198,22 +199,21 @@ def _polar_blobs(seen: _Contrast, side: float, polarity: str) -> list[Blob]:
     return _blobs((seen.strong & sign).astype(np.uint8), side)
 
 
-def _hue_contrast(seen: _Contrast, patch_shape: tuple[int, ...], side: float) -> _Contrast | None:
+def _hue_contrast(seen: _Contrast) -> _Contrast | None:
     """The patch measured along the pips' hue alone: coloured pips (red on dark blue) differ
     from a marbled body less in lightness than in colour, and the marbling's own swirls are of
     another hue. The hue is that of the most colourful pixels near the centre."""
-    core = _core(int(patch_shape[0]), int(patch_shape[1]), float(side))
-    chroma = seen.diff[..., 1:]
+    core, chroma = seen.core, seen.diff[..., 1:]
     colourful = np.hypot(chroma[..., 0], chroma[..., 1])
-    vivid = core & (colourful >= np.percentile(colourful[core], 98))
-    hue = chroma[vivid].mean(axis=0)
-    if float(np.hypot(*hue)) < MIN_CONTRAST:
+    hue = chroma[core & (colourful >= np.percentile(colourful[core], 98))].mean(axis=0)
+    strength = float(np.hypot(*hue))
+    if strength < MIN_CONTRAST:
         return None
-    along = chroma @ (hue / float(np.hypot(*hue))).astype(np.float32)
+    along = chroma @ (hue / strength).astype(np.float32)
     high = float(np.percentile(along[core], 99))
     if high < MIN_CONTRAST:
         return None
-    return _Contrast(seen.diff, high, along > max(10.0, 0.45 * high),
+    return _Contrast(seen.diff, core, high, along > max(10.0, 0.45 * high),
                      along > max(UNEVEN_DELTA, 0.2 * high))
 
 
@@ -271,7 +271,7 @@ def read_pips(patch: np.ndarray, side: float, polarity: str | None = None) -> Pi
     if len(valued) > 1:
         # Both polarities form a face: ambiguous, refuse to guess.
         return PipReading(None, 0.2, "not a pip face", valued[0].pips, None, high)
-    hued = _hue_contrast(seen, patch.shape, side)
+    hued = _hue_contrast(seen)
     if hued is not None:
         found = _read_polarity(hued, _blobs(hued.strong.astype(np.uint8), side), side, center,
                                "light")
