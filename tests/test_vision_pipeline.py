@@ -93,6 +93,9 @@ def _net(value: int, sure: float) -> np.ndarray:
     (_mine(5), _net(5, 0.99), _face(None), 5),      # both readers give the value
     (_mine(2), _net(2, 0.5), _face(None), 2),       # ... however unsure the network is
     (_mine(2), _net(3, 0.6), _face(2), None),       # readers disagree: unsure
+    (_mine(2), _net(5, 0.95), _face(5), 5),         # the built-in reader outvoted by two
+    (_mine(2), _net(5, 0.4), _face(5), None),       # ... not by a network less than half sure
+    (_mine(2), _net(5, 0.95), _face(None), None),   # ... nor by the network alone
     (_mine(6), _net(0, 0.95), _face(6), None),      # the network sees no flat face
     (_mine(None), _net(4, 0.95), _face(4), 4),      # a sure network, confirmed by the pips
     (_mine(None), _net(4, 0.95), _face(None), None),  # ... not confirmed: unsure
@@ -116,15 +119,36 @@ def test_values_need_the_support_the_rule_asks_for(
         assert reading.reason in vision.REASONS
 
 
+def test_a_network_sure_of_no_face_leaves_every_reading_open(monkeypatch) -> None:
+    # The pipeline skips pip clusters for which `no_value_possible` holds, without reading
+    # them: that is only sound if no reading of the other readers could then give a value.
+    rng = np.random.default_rng(5)
+    patch = np.full((72, 72, 3), 230, np.uint8)
+    checked = 0
+    for _ in range(400):
+        probs = rng.dirichlet(np.r_[6.0, np.full(6, 0.5)]).astype(np.float32)
+        values = rng.integers(0, 7, 3)
+        mine, face, one = (_mine(int(values[0]) or None), _face(int(values[1]) or None),
+                           _mine(int(values[2]) or None))
+        monkeypatch.setattr(pipeline, "read_pips", lambda *a, m=mine, **k: m)
+        monkeypatch.setattr(pipeline, "read_face", lambda *a, f=face, **k: f)
+        monkeypatch.setattr(pipeline, "read_one", lambda *a, o=one, **k: o)
+        if pipeline.no_value_possible(probs):
+            checked += 1
+            assert pipeline.combined_reading(patch, None, probs).value is None
+    assert checked > 100
+
+
+@pytest.mark.parametrize("mine", [_unread(_FOUR), _mine(3)], ids=["no value", "a three"])
 @pytest.mark.parametrize(("net", "expected"), [
     (_net(1, 0.6), 1),      # a half-sure network's one, found alone by the built-in reader
     (_net(1, 0.4), None),   # ... not with a network less than half sure
     (_net(2, 0.99), None),  # the lone-pip check is for a one only
 ])
 def test_a_one_beside_side_face_pips_needs_the_network_and_the_lone_pip(
-    monkeypatch, net: np.ndarray, expected: int | None
+    monkeypatch, mine: PipReading, net: np.ndarray, expected: int | None
 ) -> None:
-    monkeypatch.setattr(pipeline, "read_pips", lambda *a, **k: _unread(_FOUR))
+    monkeypatch.setattr(pipeline, "read_pips", lambda *a, **k: mine)
     monkeypatch.setattr(pipeline, "read_face", lambda *a, **k: _face(None))
     lone = PipReading(1, 0.9, None, ((36.0, 36.0, 6.0),), "dark", 90.0,
                       fit_layout(np.array([(36.0, 36.0)])))
@@ -388,3 +412,17 @@ def test_a_compact_region_of_two_dice_is_also_tried_as_two() -> None:
     split = [c.center for c in candidates if c.source == "split"]
     for x0, y0 in ((50, 50), (80, 65)):  # each die gets a candidate of its own
         assert any(x0 <= x < x0 + 30 and y0 <= y < y0 + 30 for x, y in split), split
+
+
+@pytest.mark.parametrize("radius", [2, 5, 8, 12])
+def test_pip_seed_morphology_works_over_a_near_disk(radius: int) -> None:
+    from vision.detect import _octagon
+
+    point = np.zeros((4 * radius + 1,) * 2, np.uint8)
+    point[2 * radius, 2 * radius] = 1
+    shape = _octagon(cv2.dilate, point, radius)
+    ys, xs = np.nonzero(shape)
+    assert xs.max() - xs.min() == ys.max() - ys.min() == 2 * radius
+    assert np.array_equal(shape, shape.T) and np.array_equal(shape, shape[::-1])
+    # Between the disks inscribed in and drawn around the shape's extent.
+    assert math.pi * radius**2 < shape.sum() < math.pi * (radius + 1) ** 2

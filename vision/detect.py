@@ -192,14 +192,27 @@ def _round_spots(
     return [p for i in sorted(found) for p in found[i]]
 
 
+def _octagon(op, image: np.ndarray, radius: int) -> np.ndarray:
+    """``op`` (cv2.erode or cv2.dilate) over an octagon of ``radius``, nearly a disk: a square
+    then a diamond, both of which OpenCV does fast, where a disk-shaped kernel costs three
+    times as much."""
+    square = radius - round(radius / (1.0 + 1.0 / np.sqrt(2.0)))  # a regular octagon
+    out = op(image, np.ones((2 * square + 1,) * 2, np.uint8))
+    return op(out, _CROSS, iterations=radius - square)
+
+
+_CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+
+
 def pip_seeds(lab: np.ndarray, side: float) -> list[tuple[float, float]]:
     """Centres of pip clusters: small round spots much darker or lighter than their
     surroundings, grouped when closer than a die's pip spacing."""
     lightness = lab[..., 0]
-    k = max(5, int(0.4 * side)) | 1
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-    dark = cv2.morphologyEx(lightness, cv2.MORPH_BLACKHAT, kernel)
-    light = cv2.morphologyEx(lightness, cv2.MORPH_TOPHAT, kernel)
+    radius = max(5, int(0.4 * side)) // 2
+    dark = cv2.subtract(_octagon(cv2.erode, _octagon(cv2.dilate, lightness, radius), radius),
+                        lightness)
+    light = cv2.subtract(lightness,
+                         _octagon(cv2.dilate, _octagon(cv2.erode, lightness, radius), radius))
     response = cv2.max(dark, light)
     spots = (response > PIP_THRESHOLD).astype(np.uint8)
     pips = _round_spots(spots, side, (0, 0), (dark, light))

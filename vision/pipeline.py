@@ -188,6 +188,12 @@ def net_vouches(probs: np.ndarray) -> bool:
     return int(np.argmax(probs)) > 0 and float(np.max(probs)) >= NET_SURE
 
 
+def no_value_possible(probs: np.ndarray) -> bool:
+    """Whether `combined_reading` must leave a patch open whatever the pip readers find: the
+    network's likeliest class is "no face" and it gives every value less than NET_DOUBT."""
+    return int(np.argmax(probs)) == 0 and float(np.max(probs[1:])) < NET_DOUBT
+
+
 def _from_face(face: FaceReading, mine: PipReading) -> PipReading:
     """The face reader's value in the built-in reader's terms (with a layout fit)."""
     pts = np.array([(p[0], p[1]) for p in face.pips], dtype=np.float64)
@@ -252,10 +258,11 @@ def combined_reading(
 
     The built-in reader (`vision.pips`) and the face network (`vision.face_net`, whose class
     probabilities ``probs`` may be given) read every patch: a value both give is taken; when
-    they differ, the value stands only if the network gives it at least NET_DOUBT and the face
-    reader (`vision.face`) finds it too; otherwise the die is unsure. A die the built-in reader
-    leaves open takes the network's value when the face reader finds it too and the network is
-    at least NET_AGREE sure of it, or when the network is at least NET_AGREE sure of a one
+    they differ, the built-in reader's value stands only if the network gives it at least
+    NET_DOUBT and the face reader (`vision.face`) finds it too; otherwise it is set aside. A
+    die the built-in reader leaves open (or whose value is set aside) takes the network's value
+    when the face reader finds it too and the network is at least NET_AGREE sure of it, or
+    when the network is at least NET_AGREE sure of a one
     and the built-in reader finds a one's pip alone in the middle of a clean face (a die seen
     at a slant shows a side face's pips beside it), or when the network is at least NET_READ
     sure of it and pips found by either pip reader sit on that face's grid. The pips of a
@@ -274,21 +281,28 @@ def _opinions(patch: np.ndarray, polarity: str | None, probs: np.ndarray) -> Pip
     net = int(np.argmax(probs))
     sure = float(probs[net])
     mine = read_pips(patch, float(PATCH_SIDE), polarity)
-    if mine.value is not None:
-        if net == mine.value:
-            return replace(mine, confidence=max(mine.confidence, sure))
+    if mine.value is not None and net == mine.value:
+        return replace(mine, confidence=max(mine.confidence, sure))
+    face: PipReading | None = None
+    outvoted = mine.value is not None
+    if outvoted:
         # A network that hesitates (a neighbour in the patch) leaves the two pip readers to
         # agree between themselves.
-        if probs[mine.value] >= NET_DOUBT and read_face(
-                patch, float(PATCH_SIDE), polarity).value == mine.value:
-            return replace(mine, confidence=min(mine.confidence, float(probs[mine.value])))
-        return replace(mine, value=None, reason="not a pip face", fit=None,
+        if probs[mine.value] >= NET_DOUBT:
+            face = read_face(patch, float(PATCH_SIDE), polarity)
+            if face.value == mine.value:
+                return replace(mine, confidence=min(mine.confidence, float(probs[mine.value])))
+        # Otherwise the built-in reader's face is set aside (on a die seen at a slant, its pips
+        # may include a side face's) and the others may still agree on another.
+        mine = replace(mine, value=None, reason="not a pip face", fit=None,
                        confidence=min(0.3, mine.confidence))
     if net == 0 or sure < NET_AGREE:
         return replace(mine, reason=mine.reason or "not a pip face")
-    face = read_face(patch, float(PATCH_SIDE), polarity)
+    face = face or read_face(patch, float(PATCH_SIDE), polarity)
     if face.value == net:
-        return replace(_from_face(face, mine), confidence=sure)
+        # Outvoting the built-in reader takes both other readers' confidence.
+        return replace(_from_face(face, mine),
+                       confidence=min(sure, face.confidence) if outvoted else sure)
     if net == 1:
         # A one seen at a slant beside a side face's pips: the one's pip must pass alone.
         one = read_one(patch, float(PATCH_SIDE), polarity)
@@ -389,8 +403,11 @@ def read_dice(image: np.ndarray, profile: Profile | None = None) -> list[Die]:
         for cand, view in zip(phase, views, strict=True):
             if _read_already(cand, found, side):
                 continue
-            if (cand.source == "pips" and _body_cover(mask, np.array(cand.center), side) < 0.5
-                    and not net_vouches(view.probs)):
+            # A pip cluster yields a die only with a value; none can stand against a network
+            # this sure of no face (see `combined_reading`), so it is not read at all.
+            if cand.source == "pips" and (no_value_possible(view.probs) or (
+                    _body_cover(mask, np.array(cand.center), side) < 0.5
+                    and not net_vouches(view.probs))):
                 continue
             item = _read_candidate(work, mask, cand, side, polarity, view)
             if item is not None:
