@@ -27,7 +27,7 @@ DARK_PIPS = [name for name, (body, pips, _) in COLOUR_COMBOS.items() if sum(pips
 LIGHT_PIPS = [name for name in COLOUR_COMBOS if name not in DARK_PIPS]
 
 
-#: Trays `read_dice` still got wrong at the 08:30 UTC check, with the fault seen. They
+#: Trays `read_dice` still gets wrong, with the fault seen. They
 #: stay strict: when a fix makes one pass, the suite says so and its entry must go.
 KNOWN_GAPS: dict[str, str] = {
     "a_cocked_die_is_reported_unsure[400]": "a die leaning on another is read from its top face",
@@ -36,10 +36,6 @@ KNOWN_GAPS: dict[str, str] = {
     "a_cocked_die_is_reported_unsure[403]": "a die leaning on another is read from its top face",
     "a_hand_over_the_tray_is_not_a_die[502]": "an unsure die is reported on the hand's fingers",
     "a_hand_over_the_tray_is_not_a_die[503]": "an unsure die is reported on the hand",
-    "mixed_trays[601]": "one die of a touching pair is not found",
-    "mixed_trays[604]": "one die of a touching pair is not found",
-    "mixed_trays[605]": "one die of a touching pair is not found",
-    "mixed_trays[609]": "one die of a touching pair is not found",
 }
 
 

@@ -31,6 +31,7 @@ import cv2
 import numpy as np
 
 from vision.image_io import as_bgr
+from vision.layout import pairs
 from vision.types import REASONS
 
 WORK_SIDE = 48.0  # die side in working pixels; pips are then 5-15 px across
@@ -404,7 +405,7 @@ def _fit_grid(points: np.ndarray) -> _Fit | None:
     n = len(points)
     center = points.mean(axis=0)
     rel = points - center
-    i, j = np.triu_indices(n, 1)
+    i, j = pairs(n)
     d = points[j] - points[i]
     phi = np.arctan2(d[:, 1], d[:, 0])
     angles = np.concatenate([phi, phi + math.pi / 4, phi - _KNIGHT, phi + _KNIGHT])

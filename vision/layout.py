@@ -7,6 +7,7 @@ node, and accepts a value only when the occupied nodes are exactly one of the si
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 from dataclasses import dataclass
@@ -40,6 +41,13 @@ class LayoutFit:
     center: tuple[float, float]
 
 
+@functools.lru_cache(maxsize=16)
+def pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Indices (i, j), i < j, of every pair of ``n`` points (``np.triu_indices(n, 1)``,
+    cached: readers ask for the same few sizes many times a frame)."""
+    return np.triu_indices(n, 1)
+
+
 def grid_angle(points: np.ndarray) -> float:
     """Grid rotation (mod 45 degrees) from the directions between pips.
 
@@ -47,7 +55,7 @@ def grid_angle(points: np.ndarray) -> float:
     for all of them; the weighted mean of that vector gives the rotation.
     """
     diffs = points[:, None, :] - points[None, :, :]
-    iu = np.triu_indices(len(points), 1)
+    iu = pairs(len(points))
     dx, dy = diffs[..., 0][iu], diffs[..., 1][iu]
     theta = np.arctan2(dy, dx)
     weight = np.hypot(dx, dy)

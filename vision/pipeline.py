@@ -369,8 +369,10 @@ def candidate_side(cand: Candidate, side: float) -> float:
 
 
 def _read_already(cand: Candidate, found: list[_Found], side: float) -> bool:
-    """Whether a split region or pip cluster lies on a die read already (the same die again)."""
-    return cand.source != "body" and any(
+    """Whether a pip cluster lies on a die read already (the same die again). A region split
+    into dice is read whatever lies near: the split found another die there, and a die
+    touching one read already may be nearer to it than a typical die side."""
+    return cand.source == "pips" and any(
         f.die.value is not None and math.dist(cand.center, f.center) < SAME_DIE * side
         for f in found
     )

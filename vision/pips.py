@@ -10,6 +10,7 @@ that face.
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -55,32 +56,29 @@ class PipReading:
 
 def _blobs(mask: np.ndarray, side: float) -> list[Blob]:
     """Round blobs of pip size in a binary mask."""
-    count, _, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    out = []
-    rmin, rmax = RADIUS_RANGE[0] * side, ONE_RADIUS_RANGE[1] * side
-    for k in range(1, count):
-        _, _, w, h, area = stats[k]
-        r = float(np.sqrt(area / np.pi))
-        if r < rmin or r > rmax:
-            continue
-        roundness = float(area / (np.pi * (max(w, h) / 2.0) ** 2 + 1e-6))
-        if roundness < 0.5 or max(w, h) > 2.0 * max(1, min(w, h)):
-            continue
-        out.append((float(cents[k][0]), float(cents[k][1]), r, roundness))
-    return out
+    _, _, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    # Judged on all components at once: a patch may hold dozens of specks.
+    w, h, area = (stats[1:, k].astype(np.float64) for k in (2, 3, 4))
+    r = np.sqrt(area / np.pi)
+    long, short = np.maximum(w, h), np.minimum(w, h)
+    roundness = area / (np.pi * (long / 2.0) ** 2 + 1e-6)
+    keep = ((r >= RADIUS_RANGE[0] * side) & (r <= ONE_RADIUS_RANGE[1] * side)
+            & (roundness >= 0.5) & (long <= 2.0 * np.maximum(1.0, short)))
+    return [(float(cents[k + 1][0]), float(cents[k + 1][1]), float(r[k]), float(roundness[k]))
+            for k in np.flatnonzero(keep)]
 
 
 def _top_face_group(blobs: list[Blob], center: tuple[float, float], side: float) -> list[Blob]:
     """The blobs of the top face: those gathered around the die centre, re-centred twice."""
     cx, cy = center
-    group = [b for b in blobs if np.hypot(b[0] - cx, b[1] - cy) <= 0.55 * side]
+    group = [b for b in blobs if math.hypot(b[0] - cx, b[1] - cy) <= 0.55 * side]
     for _ in range(2):
         if not group:
             return []
-        weights = np.array([b[2] ** 2 for b in group])
-        gx = float(np.average([b[0] for b in group], weights=weights))
-        gy = float(np.average([b[1] for b in group], weights=weights))
-        group = [b for b in blobs if np.hypot(b[0] - gx, b[1] - gy) <= 0.5 * side]
+        weight = sum(b[2] ** 2 for b in group)
+        gx = sum(b[0] * b[2] ** 2 for b in group) / weight
+        gy = sum(b[1] * b[2] ** 2 for b in group) / weight
+        group = [b for b in blobs if math.hypot(b[0] - gx, b[1] - gy) <= 0.5 * side]
     return group
 
 
@@ -180,15 +178,38 @@ class _Contrast:
     weak: np.ndarray
 
 
+def percentile(values: np.ndarray, q: float) -> float:
+    """``np.percentile(values, q)`` of a 1-D array, to the last bit, at a tenth of its cost on
+    the few thousand values of a patch (numpy's own spends its time in Python)."""
+    n = values.size
+    pos = q / 100.0 * (n - 1)
+    lo = int(pos)
+    hi, t = min(lo + 1, n - 1), pos - lo
+    part = np.partition(values, [lo, hi] if hi != lo else lo)
+    a, b = part[lo], part[hi]
+    # numpy's linear interpolation, from the nearer end.
+    return float(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)
+
+
+def _median_rows(values: np.ndarray) -> np.ndarray:
+    """``np.median(values, axis=0)`` (same result, less overhead)."""
+    n = len(values)
+    k1, k2 = (n - 1) // 2, n // 2
+    if k1 == k2:
+        return np.partition(values, k1, axis=0)[k1]
+    part = np.partition(values, [k1, k2], axis=0)
+    return (part[k1] + part[k2]) / values.dtype.type(2)
+
+
 def _contrast(patch: np.ndarray, side: float) -> _Contrast:
     h, w = patch.shape[:2]
     lab = cv2.cvtColor(patch, cv2.COLOR_BGR2Lab).astype(np.float32)
     core = _core(h, w, float(side))
-    body = np.median(lab[core], axis=0)
+    body = _median_rows(lab[core])
     diff = lab - body
     # Lightness counts fully; chroma helps coloured pips on coloured dice.
     delta = np.sqrt(diff[..., 0] ** 2 + 0.5 * (diff[..., 1] ** 2 + diff[..., 2] ** 2))
-    high = float(np.percentile(delta[core], 99))
+    high = percentile(delta[core], 99)
     return _Contrast(diff, core, high, delta > max(10.0, 0.45 * high),
                      delta > max(UNEVEN_DELTA, 0.2 * high))
 
@@ -205,12 +226,12 @@ def _hue_contrast(seen: _Contrast) -> _Contrast | None:
     another hue. The hue is that of the most colourful pixels near the centre."""
     core, chroma = seen.core, seen.diff[..., 1:]
     colourful = np.hypot(chroma[..., 0], chroma[..., 1])
-    hue = chroma[core & (colourful >= np.percentile(colourful[core], 98))].mean(axis=0)
+    hue = chroma[core & (colourful >= percentile(colourful[core], 98))].mean(axis=0)
     strength = float(np.hypot(*hue))
     if strength < MIN_CONTRAST:
         return None
     along = chroma @ (hue / strength).astype(np.float32)
-    high = float(np.percentile(along[core], 99))
+    high = percentile(along[core], 99)
     if high < MIN_CONTRAST:
         return None
     return _Contrast(seen.diff, core, high, along > max(10.0, 0.45 * high),
@@ -231,8 +252,8 @@ def _read_polarity(
     # pip-like (small, squashed, far out) ones; the check still refuses a face with a
     # pip-sized blob left on it.
     while fit is None and len(group) > 2 and len(pips) - len(group) < 3:
-        gx = float(np.mean([b[0] for b in group]))
-        gy = float(np.mean([b[1] for b in group]))
+        gx = sum(b[0] for b in group) / len(group)
+        gy = sum(b[1] for b in group) / len(group)
         top = max(b[2] * b[3] for b in group)
         group.remove(max(group, key=lambda b: np.hypot(b[0] - gx, b[1] - gy) / side
                          + 1.0 - b[2] * b[3] / top))
