@@ -119,6 +119,22 @@ def test_values_need_the_support_the_rule_asks_for(
         assert reading.reason in vision.REASONS
 
 
+@pytest.mark.parametrize(("net", "face", "expected"), [
+    (_net(3, 0.95), _face(3), 3),       # every reader sees a three, the network 0.95 sure
+    (_net(3, 0.8), _face(3), None),     # ... the network not sure enough: cocked
+    (_net(3, 0.95), _face(None), None),  # ... the face reader does not see it: cocked
+])
+def test_unlike_pips_make_a_die_cocked_unless_every_reader_agrees(
+    monkeypatch, net: np.ndarray, face: FaceReading, expected: int | None
+) -> None:
+    monkeypatch.setattr(pipeline, "read_pips", lambda *a, **k: _mine(3))
+    monkeypatch.setattr(pipeline, "read_face", lambda *a, **k: face)
+    monkeypatch.setattr(pipeline, "pips_alike", lambda *a, **k: False)
+    reading = pipeline.combined_reading(np.full((72, 72, 3), 230, np.uint8), None, net)
+    assert reading.value == expected
+    assert reading.reason == (None if expected else "cocked")
+
+
 def test_a_network_sure_of_no_face_leaves_every_reading_open(monkeypatch) -> None:
     # The pipeline skips pip clusters for which `no_value_possible` holds, without reading
     # them: that is only sound if no reading of the other readers could then give a value.

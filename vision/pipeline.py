@@ -266,12 +266,17 @@ def combined_reading(
     and the built-in reader finds a one's pip alone in the middle of a clean face (a die seen
     at a slant shows a side face's pips beside it), or when the network is at least NET_READ
     sure of it and pips found by either pip reader sit on that face's grid. The pips of a
-    face of few pips must look alike.
+    face of few pips must look alike, unless the network is NET_SURE sure of the value and
+    the face reader finds it too.
     """
     if probs is None:
         probs = default_net().probabilities([patch])[0]
     reading = _opinions(patch, polarity, probs)
-    if not pips_alike(patch, reading):
+    # Unlike pips mean a side face's pip joined the top face's, unless every reader, the
+    # network NET_SURE sure, sees that face (blurred or marbled pips look uneven too).
+    if not pips_alike(patch, reading) and not (
+            probs[reading.value] >= NET_SURE
+            and read_face(patch, float(PATCH_SIDE), polarity).value == reading.value):
         return replace(reading, value=None, reason="cocked", fit=None,
                        confidence=min(0.3, reading.confidence))
     return reading
