@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.components import components
 from vision.image_io import as_bgr
 from vision.layout import pairs
 from vision.types import REASONS
@@ -285,7 +286,7 @@ def _find_body(
     """The convex hull mask of the body region at the centre, and its rectangle."""
     body = (dist < thr).astype(np.uint8)
     body = cv2.morphologyEx(body, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(body, connectivity=4)
+    count, labels, stats, _ = components(body, 4)
     if count < 2:
         return None, None
     central = labels[r < 0.25 * WORK_SIDE]
@@ -343,7 +344,7 @@ def _find_blobs(dist: np.ndarray, diff: np.ndarray, thr: float, hull: np.ndarray
     cand = ((dist >= thr) & (inner > 0)).astype(np.uint8)
     # Opening cuts the thin bridges that join pips to the die's shaded edges.
     cand = cv2.morphologyEx(cand, cv2.MORPH_OPEN, _CROSS)
-    count, labels, stats, cents = cv2.connectedComponentsWithStats(cand, connectivity=4)
+    count, labels, stats, cents = components(cand, 4)
     if count < 2:
         empty = np.zeros(0)
         return _Blobs(

@@ -18,6 +18,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from vision.components import components
 from vision.layout import LayoutFit, fit_layout
 
 # Grid pitch / die side on real dice is about 0.27..0.33; the side estimate may include part
@@ -56,7 +57,7 @@ class PipReading:
 
 def _blobs(mask: np.ndarray, side: float) -> list[Blob]:
     """Round blobs of pip size in a binary mask."""
-    _, _, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    _, _, stats, cents = components(mask, 8)
     # Judged on all components at once: a patch may hold dozens of specks.
     w, h, area = (stats[1:, k].astype(np.float64) for k in (2, 3, 4))
     r = np.sqrt(area / np.pi)
