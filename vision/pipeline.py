@@ -389,17 +389,13 @@ def read_dice(image: np.ndarray, profile: Profile | None = None) -> list[Die]:
     work, mask, side, polarity = scene.work, scene.mask, scene.side, scene.polarity
     candidates, scale = scene.candidates, scene.scale
     found: list[_Found] = []
-    order = {"body": 0, "split": 1, "pips": 2}
-    candidates = sorted(
-        (c for c in candidates if math.isfinite(c.side) and c.side >= 4),
-        key=lambda c: order[c.source],
-    )
+    usable = [c for c in candidates if math.isfinite(c.side) and c.side >= 4]
     net = default_net()
-    # Regions first, then the rest, each in one pass of the network (cheaper than one pass
-    # per candidate); a candidate where a die has been read already is not looked at.
-    for phase in ([c for c in candidates if c.source == "body"],
-                  [c for c in candidates if c.source != "body"]):
-        phase = [c for c in phase if not _read_already(c, found, side)]
+    # Regions first, then split regions, then pip clusters, each in one pass of the network
+    # (cheaper than one pass per candidate); a pip cluster on a die read already is not
+    # looked at.
+    for source in ("body", "split", "pips"):
+        phase = [c for c in usable if c.source == source and not _read_already(c, found, side)]
         views = []
         for cand in phase:
             die_side = candidate_side(cand, side)
