@@ -442,3 +442,60 @@ def test_pip_seed_morphology_works_over_a_near_disk(radius: int) -> None:
     assert np.array_equal(shape, shape.T) and np.array_equal(shape, shape[::-1])
     # Between the disks inscribed in and drawn around the shape's extent.
     assert math.pi * radius**2 < shape.sum() < math.pi * (radius + 1) ** 2
+
+
+# --- white dice on a white floor: no die body to give the size or the centre ---------------
+
+def _white_on_paper(side: float, seed: int) -> RenderedTray:
+    rng = np.random.default_rng(seed)
+    dice = tuple(DieSpec(int(v), (160 + 160 * k, 240 + 30 * (k % 2)), side,
+                         angle_deg=float(rng.uniform(0, 90)))
+                 for k, v in enumerate(rng.integers(1, 7, 3)))
+    return render_tray(TraySpec(floor="paper", dice=dice, shadow_strength=0.1), seed=seed)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_white_dice_smaller_than_the_assumed_size_are_read(seed: int) -> None:
+    # No body stands out, so no die size is found; the assumed one (a tenth of the image) is
+    # a third too large, and the size the network sees dice best at is used instead.
+    shot = _white_on_paper(36, seed)
+    assert pipeline.quick_die_side(shot.image) is None
+    got = sorted(d.value for d in vision.read_dice(shot.image) if d.value is not None)
+    assert got == sorted(t.value for t in shot.truth)
+
+
+def test_the_die_size_is_the_one_the_network_sees_dice_best_at(monkeypatch) -> None:
+    class SureAtOneSize:
+        """A network sure of a four only on patches where the die is 30 px."""
+
+        def probabilities(self, patches):
+            probs = np.tile(np.r_[0.9, np.full(6, 0.1 / 6)], (len(patches), 1))
+            if self.side == 30.0:
+                probs[:, 0], probs[:, 4] = 0.02, 0.9
+            return probs
+
+    net = SureAtOneSize()
+
+    def straighten(image, center, angle, side):
+        net.side = round(side, 6)
+        return np.zeros((72, 72, 3), np.uint8), np.eye(2, 3)
+
+    monkeypatch.setattr(pipeline, "default_net", lambda: net)
+    monkeypatch.setattr(pipeline, "straighten", straighten)
+    monkeypatch.setattr(pipeline, "TRIAL_SIDES", (0.6, 1.0, 1.5))
+    clusters = [Candidate((50.0, 50.0), (50.0, 50.0), 0.0, False, "pips")]
+    work = np.zeros((100, 100, 3), np.uint8)
+    assert pipeline._size_seen_best(work, clusters, 50.0) == 30.0
+    assert pipeline._size_seen_best(work, [], 50.0) == 50.0  # no pip cluster: as assumed
+
+
+def test_the_pips_of_a_four_seed_a_candidate_at_its_centre() -> None:
+    from vision.detect import pip_seeds
+
+    # Four dark pips 0.56 side apart on a white die on white paper, side 40: the corners of a
+    # four are further apart than neighbouring pips, so only the wider grouping joins them.
+    lab = np.full((200, 200, 3), (235, 128, 128), np.uint8)
+    for x, y in ((89, 89), (111, 89), (89, 111), (111, 111)):
+        cv2.circle(lab, (x, y), 3, (40, 128, 128), -1)
+    seeds = pip_seeds(lab, 40.0)
+    assert min(math.dist(s, (100, 100)) for s in seeds) < 1.0

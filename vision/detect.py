@@ -38,6 +38,7 @@ QUICK_SIDE = 320  # longer side of the image used to estimate the die size
 # Top-hat / black-hat response (Lab lightness) of a pip seed.
 PIP_THRESHOLD = 40
 MAX_PIP_SEEDS = 120  # pips kept as seeds (6 per die for 20 dice)
+FACE_REACH = 0.8  # x die side: how far apart two pips of one face may lie
 
 
 @dataclass(frozen=True)
@@ -208,7 +209,8 @@ _CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 
 def pip_seeds(lab: np.ndarray, side: float) -> list[tuple[float, float]]:
     """Centres of pip clusters: small round spots much darker or lighter than their
-    surroundings, grouped when closer than a die's pip spacing."""
+    surroundings, grouped when closer than a die's pip spacing, and again when closer than
+    FACE_REACH (groups that differ from the first ones only)."""
     lightness = cv2.extractChannel(lab, 0)  # contiguous: morphology runs faster on it
     radius = max(5, int(0.4 * side)) // 2
     dark = cv2.subtract(_octagon(cv2.erode, _octagon(cv2.dilate, lightness, radius), radius),
@@ -225,18 +227,29 @@ def pip_seeds(lab: np.ndarray, side: float) -> list[tuple[float, float]]:
         pips = [pips[i] for i in keep]
     if not pips:
         return []
-    canvas = np.zeros(spots.shape, np.uint8)
-    radius = max(1, int(0.2 * side))
+    # Neighbouring pips of a face join; the corners of a two or a four are further apart
+    # than that, so the pips are grouped again at a face's full reach, as further seeds.
+    near = _groups(pips, spots.shape, max(1, int(0.2 * side)))
+    wide = _groups(pips, spots.shape, max(1, int(FACE_REACH / 2.0 * side)))
+    return [_centre(g) for g in near] + [_centre(g) for g in wide if g not in near]
+
+
+def _groups(
+    pips: list[tuple[float, float]], shape: tuple[int, ...], radius: int
+) -> list[list[tuple[float, float]]]:
+    """The pips grouped where discs of ``radius`` around them touch, in order of first pip."""
+    canvas = np.zeros(shape[:2], np.uint8)
     for x, y in pips:
         cv2.circle(canvas, (round(x), round(y)), radius, 255, -1)
     _, labels = cv2.connectedComponents(canvas, connectivity=8)
     groups: dict[int, list[tuple[float, float]]] = {}
     for x, y in pips:
         groups.setdefault(int(labels[round(y), round(x)]), []).append((x, y))
-    return [
-        (float(np.mean([p[0] for p in g])), float(np.mean([p[1] for p in g])))
-        for g in groups.values()
-    ]
+    return list(groups.values())
+
+
+def _centre(group: list[tuple[float, float]]) -> tuple[float, float]:
+    return (float(np.mean([p[0] for p in group])), float(np.mean([p[1] for p in group])))
 
 
 def quick_die_side(image: np.ndarray) -> float | None:

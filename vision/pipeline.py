@@ -52,6 +52,8 @@ NET_AGREE = 0.5
 # readers may settle it.
 NET_DOUBT = 0.2
 LIKELY = 0.05
+# Die sides tried (x the one assumed) when no die body in the image gives the size.
+TRIAL_SIDES = (0.6, 0.75, 0.9, 1.0, 1.15, 1.3, 1.5)
 # A close-up: up to MAX_CLOSE_UP_PARTS unsure "dice" may be the pips of one large die, when
 # their grid's pitch is within CLOSE_UP_PITCH x the die side found (theirs, as they were taken
 # for dice; pips are 0.4..0.8 pitch wide).
@@ -345,6 +347,7 @@ class Scene:
     mask: np.ndarray  # foreground (die) mask of ``work``
     candidates: list[Candidate]
     polarity: str | None  # the profile's pip polarity, if any
+    sized: bool = True  # False: no die body gave the die size; ``side`` is a guess
 
 
 def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
@@ -363,8 +366,27 @@ def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
         bgr, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA
     )
     side_hint = side * scale if side is not None else None
-    candidates, side, mask = find_candidates(work, side_hint)
-    return Scene(work, scale, side, mask, candidates, profile.pip_polarity if profile else None)
+    candidates, side_found, mask = find_candidates(work, side_hint)
+    return Scene(work, scale, side_found, mask, candidates,
+                 profile.pip_polarity if profile else None, sized=side is not None)
+
+
+def _size_seen_best(work: np.ndarray, candidates: list[Candidate], side: float) -> float:
+    """Of the die sides ``side`` x TRIAL_SIDES, the one at which the face network is sure of
+    a face on the most pip clusters (then: the surest on them overall)."""
+    clusters = [c for c in candidates if c.source == "pips"]
+    if not clusters:
+        return side
+    net = default_net()
+    best, best_score = side, (-1, 0.0)
+    for factor in TRIAL_SIDES:
+        trial = factor * side
+        probs = net.probabilities([straighten(work, c.center, 0.0, trial)[0] for c in clusters])
+        values = probs[:, 1:].max(axis=1)
+        score = (int(np.count_nonzero(values >= NET_SURE)), float(values.sum()))
+        if score > best_score:
+            best, best_score = trial, score
+    return best
 
 
 def candidate_side(cand: Candidate, side: float) -> float:
@@ -386,8 +408,28 @@ def _read_already(cand: Candidate, found: list[_Found], side: float) -> bool:
 def read_dice(image: np.ndarray, profile: Profile | None = None) -> list[Die]:
     """Every die in a BGR (or gray / BGRA) image of the tray, read or marked unsure."""
     scene = prepare(image, profile)
+    kept = _read_scene(scene)
+    if not scene.sized:
+        # No die body gave the die size (white dice on a light floor): the size at which the
+        # network sees dice best in the pip clusters is tried as well, and kept if more dice
+        # read at it.
+        side = _size_seen_best(scene.work, scene.candidates, scene.side)
+        if side != scene.side:
+            candidates, side, mask = find_candidates(scene.work, side)
+            other = _read_scene(replace(scene, side=side, mask=mask, candidates=candidates))
+            if _values(other) > _values(kept):
+                kept = other
+    return [_scaled(k.die, scene.scale) for k in kept]
+
+
+def _values(found: list[_Found]) -> int:
+    return sum(f.die.value is not None for f in found)
+
+
+def _read_scene(scene: Scene) -> list[_Found]:
+    """One reading per die of a prepared scene (working pixels)."""
     work, mask, side, polarity = scene.work, scene.mask, scene.side, scene.polarity
-    candidates, scale = scene.candidates, scene.scale
+    candidates = scene.candidates
     found: list[_Found] = []
     usable = [c for c in candidates if math.isfinite(c.side) and c.side >= 4]
     net = default_net()
@@ -427,8 +469,7 @@ def read_dice(image: np.ndarray, profile: Profile | None = None) -> list[Die]:
         if item.die.value is not None and first.die.value not in (None, item.die.value):
             first.die = replace(first.die, value=None, reason="not a pip face",
                                 confidence=0.3)
-    kept = _close_up(kept, work, mask, side, polarity)
-    return [_scaled(k.die, scale) for k in kept]
+    return _close_up(kept, work, mask, side, polarity)
 
 
 def _stands_out(lab: np.ndarray, cand: Candidate, pips: list[tuple[float, float]]) -> bool:
