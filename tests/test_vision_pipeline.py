@@ -499,3 +499,17 @@ def test_the_pips_of_a_four_seed_a_candidate_at_its_centre() -> None:
         cv2.circle(lab, (x, y), 3, (40, 128, 128), -1)
     seeds = pip_seeds(lab, 40.0)
     assert min(math.dist(s, (100, 100)) for s in seeds) < 1.0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_small_dice_beside_larger_ones_are_read_at_their_own_size(seed: int) -> None:
+    # Dark dice 26 px wide beside green ones of 46 px: the typical die side is the large
+    # dice's, and a die body half its side is still a die.
+    rng = np.random.default_rng(seed)
+    big = [DieSpec(int(rng.integers(1, 7)), (120 + 200 * k, 150), 46, float(rng.uniform(0, 90)),
+                   (60, 200, 60), (240, 240, 240)) for k in range(3)]
+    small = [DieSpec(int(rng.integers(1, 7)), (120 + 200 * k, 330), 26,
+                     float(rng.uniform(0, 90)), (70, 30, 60), (240, 240, 240)) for k in range(3)]
+    shot = render_tray(TraySpec(floor="paper", dice=tuple(big + small)), seed=seed)
+    got = sorted(d.value for d in vision.read_dice(shot.image) if d.value is not None)
+    assert got == sorted(t.value for t in shot.truth)

@@ -34,6 +34,7 @@ SIDE_RANGE = (0.025, 0.75)
 DEFAULT_SIDE = 0.1  # x shorter side, when no region looks like a die
 # A die-shaped region larger than this (in die areas) may be two touching dice.
 TWO_DICE_AREA = 1.3
+MIN_DIE_AREA = 0.25  # x die area: smaller regions are no die (a die half the typical side is one)
 QUICK_SIDE = 320  # longer side of the image used to estimate the die size
 # Top-hat / black-hat response (Lab lightness) of a pip seed.
 PIP_THRESHOLD = 40
@@ -295,7 +296,7 @@ def find_candidates(image: np.ndarray, side_hint: float | None = None) -> tuple[
     out: list[Candidate] = []
     split: list[tuple[tuple, bool]] = []
     for contour, region, (x, y, bw, bh), area in regions:
-        if area < 0.35 * side * side:
+        if area < MIN_DIE_AREA * side * side:
             continue
         border = x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1
         found = _compact(contour)

@@ -390,9 +390,10 @@ def _size_seen_best(work: np.ndarray, candidates: list[Candidate], side: float) 
 
 
 def candidate_side(cand: Candidate, side: float) -> float:
-    """The die side to straighten a candidate with: its own when its region is one die."""
+    """The die side to straighten a candidate with: its own when its region is one die (dice
+    of several sizes may share a tray: down to half the typical side)."""
     own = cand.side
-    return own if cand.source == "body" and 0.7 * side <= own <= 1.4 * side else side
+    return own if cand.source == "body" and 0.5 * side <= own <= 1.4 * side else side
 
 
 def _read_already(cand: Candidate, found: list[_Found], side: float) -> bool:
