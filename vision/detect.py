@@ -8,6 +8,7 @@ wall) are split at the peaks of their distance transform, one peak per die.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -196,16 +197,16 @@ def _round_spots(
     return [p for i in sorted(found) for p in found[i]]
 
 
-def _octagon(op, image: np.ndarray, radius: int) -> np.ndarray:
+_CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+
+
+def _octagon(op: Callable[..., np.ndarray], image: np.ndarray, radius: int) -> np.ndarray:
     """``op`` (cv2.erode or cv2.dilate) over an octagon of ``radius``, nearly a disk: a square
     then a diamond, both of which OpenCV does fast, where a disk-shaped kernel costs three
     times as much."""
     square = radius - round(radius / (1.0 + 1.0 / np.sqrt(2.0)))  # a regular octagon
     out = op(image, np.ones((2 * square + 1,) * 2, np.uint8))
     return op(out, _CROSS, iterations=radius - square)
-
-
-_CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 
 
 def pip_seeds(lab: np.ndarray, side: float) -> list[tuple[float, float]]:

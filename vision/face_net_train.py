@@ -44,7 +44,7 @@ NEAR = 0.3  # x die size: a candidate this close to a labelled die's centre is t
 FAR = 0.9  # x die size: one farther than this from every labelled die is no die
 DIE_BOX_TO_SIDE = 0.85  # top-face side / shorter side of a whole-die box (it has side faces)
 RENDER_SEEDS = range(100_000, 100_400)  # tests use seeds below 10,000
-EPOCHS = 60
+EPOCHS = 120
 BATCH = 128
 
 

@@ -414,9 +414,9 @@ def read_dice(image: np.ndarray, profile: Profile | None = None) -> list[Die]:
         # No die body gave the die size (white dice on a light floor): the size at which the
         # network sees dice best in the pip clusters is tried as well, and kept if more dice
         # read at it.
-        side = _size_seen_best(scene.work, scene.candidates, scene.side)
-        if side != scene.side:
-            candidates, side, mask = find_candidates(scene.work, side)
+        trial = _size_seen_best(scene.work, scene.candidates, scene.side)
+        if trial != scene.side:
+            candidates, side, mask = find_candidates(scene.work, trial)
             other = _read_scene(replace(scene, side=side, mask=mask, candidates=candidates))
             if _values(other) > _values(kept):
                 kept = other
@@ -430,9 +430,8 @@ def _values(found: list[_Found]) -> int:
 def _read_scene(scene: Scene) -> list[_Found]:
     """One reading per die of a prepared scene (working pixels)."""
     work, mask, side, polarity = scene.work, scene.mask, scene.side, scene.polarity
-    candidates = scene.candidates
     found: list[_Found] = []
-    usable = [c for c in candidates if math.isfinite(c.side) and c.side >= 4]
+    usable = [c for c in scene.candidates if math.isfinite(c.side) and c.side >= 4]
     net = default_net()
     # Regions first, then split regions, then pip clusters, each in one pass of the network
     # (cheaper than one pass per candidate); a pip cluster on a die read already is not
