@@ -513,3 +513,35 @@ def test_small_dice_beside_larger_ones_are_read_at_their_own_size(seed: int) -> 
     shot = render_tray(TraySpec(floor="paper", dice=tuple(big + small)), seed=seed)
     got = sorted(d.value for d in vision.read_dice(shot.image) if d.value is not None)
     assert got == sorted(t.value for t in shot.truth)
+
+
+@pytest.mark.parametrize(("parts_read", "expected"), [
+    ((1, 2), [1, 2]),   # both parts read: two dice, the whole region's "two" is dropped
+    ((None, None), [2]),  # no part reads: the region is one die, as read whole
+])
+def test_a_region_read_whole_and_split_is_two_dice_when_both_parts_read(
+    monkeypatch, parts_read: tuple[int | None, int | None], expected: list[int]
+) -> None:
+    whole = Candidate((50.0, 50.0), (84.0, 40.0), 0.0, False, "body", region=0)
+    parts = [Candidate((28.0, 50.0), (40.0, 40.0), 0.0, False, "split", region=0),
+             Candidate((72.0, 50.0), (40.0, 40.0), 0.0, False, "split", region=0)]
+    work = np.zeros((100, 100, 3), np.uint8)
+    scene = pipeline.Scene(work, 1.0, 40.0, np.zeros((100, 100), np.uint8), [whole, *parts],
+                           None)
+    values = {whole.center: 2, parts[0].center: parts_read[0], parts[1].center: parts_read[1]}
+
+    def read(work, mask, cand, side, polarity, view):
+        value = values[cand.center]
+        die = vision.Die(value, cand.center, tuple(map(tuple, cand.corners())), 0.9,
+                         None if value else "not a pip face")
+        return pipeline._Found(die, (0 if value else 1, -0.9), cand.center, cand)
+
+    class Net:
+        def probabilities(self, patches):
+            return np.tile(_net(2, 0.9), (len(patches), 1))
+
+    monkeypatch.setattr(pipeline, "prepare", lambda image, profile=None: scene)
+    monkeypatch.setattr(pipeline, "default_net", Net)
+    monkeypatch.setattr(pipeline, "_read_candidate", read)
+    dice = pipeline.read_dice(work)
+    assert sorted(d.value for d in dice if d.value is not None) == expected

@@ -52,6 +52,9 @@ class Candidate:
     angle: float  # degrees, as cv2.minAreaRect gives it
     touches_border: bool
     source: str  # "body" (a die-shaped region), "split" (part of a larger one), "pips"
+    # A die-shaped region large enough for two dice is read whole and split: the whole and
+    # its parts share this number (-1: no such region).
+    region: int = -1
 
     @property
     def side(self) -> float:
@@ -295,23 +298,24 @@ def find_candidates(image: np.ndarray, side_hint: float | None = None) -> tuple[
     if side is None:
         side = DEFAULT_SIDE * short
     out: list[Candidate] = []
-    split: list[tuple[tuple, bool]] = []
-    for contour, region, (x, y, bw, bh), area in regions:
+    split: list[tuple[tuple, bool, int]] = []
+    for k, (contour, region, (x, y, bw, bh), area) in enumerate(regions):
         if area < MIN_DIE_AREA * side * side:
             continue
         border = x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1
         found = _compact(contour)
         if found is not None and area <= 1.8 * side * side:
             center, size, angle = found[1]
-            out.append(Candidate(center, size, angle, border, "body"))
             # Two touching dice of one colour can make one compact region: try it as
             # two as well; the reader keeps whichever reads.
-            if area > TWO_DICE_AREA * side * side:
-                split.extend((c, border) for c in _split(region, (x, y), side))
+            twins = area > TWO_DICE_AREA * side * side
+            out.append(Candidate(center, size, angle, border, "body", k if twins else -1))
+            if twins:
+                split.extend((c, border, k) for c in _split(region, (x, y), side))
             continue
-        split.extend((c, border) for c in _split(region, (x, y), side))
+        split.extend((c, border, -1) for c in _split(region, (x, y), side))
     seeds = pip_seeds(lab, side)
-    for (center, size, angle), border in split:
-        out.append(Candidate(center, size, angle, border, "split"))
+    for (center, size, angle), border, k in split:
+        out.append(Candidate(center, size, angle, border, "split", k))
     out.extend(Candidate(center, (side, side), 0.0, False, "pips") for center in seeds)
     return out, side, mask

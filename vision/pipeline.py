@@ -7,6 +7,7 @@ the pips fit a face layout; everything else is reported unsure with a reason.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import math
 from dataclasses import dataclass, replace
@@ -86,6 +87,7 @@ class _Found:
     die: Die
     rank: tuple  # lower is kept first
     center: tuple[float, float]  # working pixels
+    cand: Candidate  # what was read
 
 
 def _body_cover(mask: np.ndarray, center: np.ndarray, side: float) -> float:
@@ -158,7 +160,7 @@ def _read_candidate(
         die = Die(reading.value, (float(centre[0]), float(centre[1])),
                   tuple((float(x), float(y)) for x, y in corners),
                   float(np.clip(reading.confidence, 0.0, 1.0)))
-        return _Found(die, (0, -reading.confidence), (float(centre[0]), float(centre[1])))
+        return _Found(die, (0, -reading.confidence), (float(centre[0]), float(centre[1])), cand)
     if cand.source != "body" and not reading.pips:
         return None
     if cand.source == "pips":
@@ -175,7 +177,7 @@ def _read_candidate(
     die = Die(None, (float(cand.center[0]), float(cand.center[1])),
               tuple((float(x), float(y)) for x, y in corners),
               float(np.clip(reading.confidence, 0.0, 1.0)), reason, likely_values(view.probs))
-    return _Found(die, (1 if cand.source == "body" else 2, 0.0), die.center)
+    return _Found(die, (1 if cand.source == "body" else 2, 0.0), die.center, cand)
 
 
 def likely_values(probs: np.ndarray) -> tuple[int, ...]:
@@ -457,6 +459,12 @@ def _read_scene(scene: Scene) -> list[_Found]:
             item = _read_candidate(work, mask, cand, side, polarity, view)
             if item is not None:
                 found.append(item)
+    # A region read whole and split is two dice when two of its parts read: its reading as
+    # one die is then of a face made of both dice's pips.
+    pairs = collections.Counter(f.cand.region for f in found
+                                if f.cand.source == "split" and f.die.value is not None)
+    found = [f for f in found if not (f.cand.source == "body" and f.cand.region >= 0
+                                      and pairs[f.cand.region] >= 2)]
     # One reading per die: read dice first (surest first), then unsure ones. Two readings of
     # one die that disagree make it unsure: one of them is of a side face or a neighbour.
     kept: list[_Found] = []
