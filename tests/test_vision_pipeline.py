@@ -545,3 +545,18 @@ def test_a_region_read_whole_and_split_is_two_dice_when_both_parts_read(
     monkeypatch.setattr(pipeline, "_read_candidate", read)
     dice = pipeline.read_dice(work)
     assert sorted(d.value for d in dice if d.value is not None) == expected
+
+
+def test_the_pip_readers_quantiles_are_numpys_to_the_last_bit() -> None:
+    from vision.pips import _median_rows, percentile
+
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        n = int(rng.integers(1, 3000))
+        values = (rng.random(n) * 100).astype(np.float32)
+        if rng.random() < 0.3:
+            values = np.round(values)  # ties
+        for q in (50, 98, 99):
+            assert percentile(values, q) == float(np.percentile(values, q))
+        rows = (rng.random((n, 3)) * 255).astype(np.float32)
+        assert np.array_equal(_median_rows(rows), np.median(rows, axis=0))
