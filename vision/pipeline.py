@@ -8,8 +8,10 @@ the pips fit a face layout; everything else is reported unsure with a reason.
 from __future__ import annotations
 
 import collections
+import functools
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import cv2
@@ -266,52 +268,52 @@ def combined_reading(
     NET_DOUBT and the face reader (`vision.face`) finds it too; otherwise it is set aside. A
     die the built-in reader leaves open (or whose value is set aside) takes the network's value
     when the face reader finds it too and the network is at least NET_AGREE sure of it, or
-    when the network is at least NET_AGREE sure of a one
-    and the built-in reader finds a one's pip alone in the middle of a clean face (a die seen
-    at a slant shows a side face's pips beside it), or when the network is at least NET_READ
-    sure of it and pips found by either pip reader sit on that face's grid. The pips of a
-    face of few pips must look alike, unless the network is NET_SURE sure of the value and
-    the face reader finds it too.
+    when the network is at least NET_AGREE sure of a one and the built-in reader finds a one's
+    pip alone in the middle of a clean face (a die seen at a slant shows a side face's pips
+    beside it), or when the network is at least NET_READ sure of it and pips found by either
+    pip reader sit on that face's grid. The pips of a face of few pips must look alike, unless
+    the network is NET_SURE sure of the value and the face reader finds it too.
     """
     if probs is None:
         probs = default_net().probabilities([patch])[0]
-    reading = _opinions(patch, polarity, probs)
+    # The face reader runs only where the rule asks for it, and at most once.
+    face = functools.cache(lambda: read_face(patch, float(PATCH_SIDE), polarity))
+    reading = _opinions(patch, polarity, probs, face)
     # Unlike pips mean a side face's pip joined the top face's, unless every reader, the
     # network NET_SURE sure, sees that face (blurred or marbled pips look uneven too).
     if not pips_alike(patch, reading) and not (
-            probs[reading.value] >= NET_SURE
-            and read_face(patch, float(PATCH_SIDE), polarity).value == reading.value):
+            probs[reading.value] >= NET_SURE and face().value == reading.value):
         return replace(reading, value=None, reason="cocked", fit=None,
                        confidence=min(0.3, reading.confidence))
     return reading
 
 
-def _opinions(patch: np.ndarray, polarity: str | None, probs: np.ndarray) -> PipReading:
+def _opinions(
+    patch: np.ndarray, polarity: str | None, probs: np.ndarray,
+    face: Callable[[], FaceReading],
+) -> PipReading:
     net = int(np.argmax(probs))
     sure = float(probs[net])
     mine = read_pips(patch, float(PATCH_SIDE), polarity)
     if mine.value is not None and net == mine.value:
         return replace(mine, confidence=max(mine.confidence, sure))
-    face: PipReading | None = None
     outvoted = mine.value is not None
     if outvoted:
         # A network that hesitates (a neighbour in the patch) leaves the two pip readers to
         # agree between themselves.
-        if probs[mine.value] >= NET_DOUBT:
-            face = read_face(patch, float(PATCH_SIDE), polarity)
-            if face.value == mine.value:
-                return replace(mine, confidence=min(mine.confidence, float(probs[mine.value])))
+        if probs[mine.value] >= NET_DOUBT and face().value == mine.value:
+            return replace(mine, confidence=min(mine.confidence, float(probs[mine.value])))
         # Otherwise the built-in reader's face is set aside (on a die seen at a slant, its pips
         # may include a side face's) and the others may still agree on another.
         mine = replace(mine, value=None, reason="not a pip face", fit=None,
                        confidence=min(0.3, mine.confidence))
     if net == 0 or sure < NET_AGREE:
         return replace(mine, reason=mine.reason or "not a pip face")
-    face = face or read_face(patch, float(PATCH_SIDE), polarity)
-    if face.value == net:
+    seen = face()
+    if seen.value == net:
         # Outvoting the built-in reader takes both other readers' confidence.
-        return replace(_from_face(face, mine),
-                       confidence=min(sure, face.confidence) if outvoted else sure)
+        return replace(_from_face(seen, mine),
+                       confidence=min(sure, seen.confidence) if outvoted else sure)
     if net == 1:
         # A one seen at a slant beside a side face's pips: the one's pip must pass alone.
         one = read_one(patch, float(PATCH_SIDE), polarity)
@@ -320,12 +322,12 @@ def _opinions(patch: np.ndarray, polarity: str | None, probs: np.ndarray) -> Pip
     if sure < NET_READ:
         return replace(mine, reason=mine.reason or "not a pip face")
     # The network's value stands when pips that either reader found sit on that face's grid.
-    for pips in (mine.pips, face.pips):
+    for pips in (mine.pips, seen.pips):
         fit = fit_layout(np.array([(q[0], q[1]) for q in pips], dtype=np.float64)) if pips else None
         if fit is not None and fit.value == net:
             return replace(mine, value=net, confidence=sure, reason=None, fit=fit,
                            pips=tuple((float(x), float(y), float(r)) for x, y, r in pips))
-    reason = face.reason if face.value is None and face.reason else "not a pip face"
+    reason = seen.reason if seen.value is None and seen.reason else "not a pip face"
     return replace(mine, reason=mine.reason or reason, confidence=min(0.3, sure))
 
 
