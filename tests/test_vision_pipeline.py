@@ -16,7 +16,7 @@ from firmware_host.cli import main
 from vision.detect import Candidate
 from vision.face import FaceReading
 from vision.layout import FACES, fit_layout
-from vision.pips import PipReading, read_one, read_pips
+from vision.pips import PipReading, read_one, read_pip_colour, read_pips
 from vision.render import COLOUR_COMBOS, DieSpec, RenderedTray, TraySpec, render_tray
 
 POSITIONS = [(110, 130), (320, 130), (530, 130), (110, 350), (320, 350), (530, 350)]
@@ -117,6 +117,23 @@ def test_values_need_the_support_the_rule_asks_for(
     assert reading.value == expected
     if expected is None:
         assert reading.reason in vision.REASONS
+
+
+@pytest.mark.parametrize(("net", "coloured", "expected"), [
+    (_net(4, 0.6), _mine(4), 4),        # pips of one colour confirm a network half sure
+    (_net(4, 0.4), _mine(4), None),     # ... not one less than half sure
+    (_net(4, 0.95), _mine(3), None),    # ... nor a value they do not form
+    (_net(0, 0.9), _mine(4), None),     # ... nor a patch the network sees no face on
+])
+def test_pips_of_one_colour_are_a_third_reader(
+    monkeypatch, net: np.ndarray, coloured: PipReading, expected: int | None
+) -> None:
+    monkeypatch.setattr(pipeline, "read_pips", lambda *a, **k: _mine(None))
+    monkeypatch.setattr(pipeline, "read_face", lambda *a, **k: _face(None))
+    monkeypatch.setattr(pipeline, "read_pip_colour", lambda *a, **k: coloured)
+    monkeypatch.setattr(pipeline, "pips_alike", lambda *a, **k: True)
+    reading = pipeline.combined_reading(np.full((72, 72, 3), 230, np.uint8), None, net)
+    assert reading.value == expected
 
 
 @pytest.mark.parametrize(("net", "face", "expected"), [
@@ -260,6 +277,57 @@ def test_red_pips_on_a_marbled_die_are_read_by_their_hue(value: int, seed: int) 
 @pytest.mark.parametrize("seed", range(4))
 def test_marbling_alone_is_no_face(seed: int) -> None:
     assert read_pips(_marbled(0, seed), 48.0).value is None
+
+
+def _swirled(value: int, seed: int) -> np.ndarray:
+    """A patch of a black die with thick bright blue swirls and ``value`` red pips: the swirls
+    are lighter than the pips and more colourful, so neither lightness nor the most colourful
+    hue singles out the pips."""
+    rng = np.random.default_rng(seed)
+    patch = np.full((72, 72, 3), 190, np.uint8)
+    cv2.rectangle(patch, (12, 12), (60, 60), (35, 30, 30), -1)
+    for _ in range(6):
+        swirl = rng.integers(14, 58, (3, 2)).astype(np.int32)
+        cv2.polylines(patch, [swirl], False, (235, 140, 30), 3)
+    for u, v in _NODES.get(value, [(0, 0)]):
+        cv2.circle(patch, (36 + 13 * u, 36 + 13 * v), 5, (50, 40, 200), -1)
+    return cv2.GaussianBlur(patch, (3, 3), 0)
+
+
+@pytest.mark.parametrize("value", range(2, 7))
+@pytest.mark.parametrize("seed", range(6))
+def test_pips_of_one_colour_are_read_through_thick_marbling(value: int, seed: int) -> None:
+    reading = read_pip_colour(_swirled(value, seed), 48.0)
+    assert reading.value == value
+    centres = [(36 + 13 * u, 36 + 13 * v) for u, v in _NODES.get(value, [(0, 0)])]
+    assert all(min(math.dist(p[:2], c) for c in centres) < 2.0 for p in reading.pips)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_thick_marbling_alone_shows_no_colour_face(seed: int) -> None:
+    assert read_pip_colour(_swirled(0, seed), 48.0).value is None
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_lone_blob_of_colour_is_no_one(seed: int) -> None:
+    assert read_pip_colour(_swirled(1, seed), 48.0).value is None
+
+
+@pytest.mark.parametrize("value", [3, 5, 6])
+def test_pips_differing_in_lightness_alone_are_left_to_the_contrast_reader(value: int) -> None:
+    patch = np.full((72, 72, 3), 170, np.uint8)
+    cv2.rectangle(patch, (12, 12), (60, 60), (215, 230, 235), -1)
+    for u, v in _NODES[value]:
+        cv2.circle(patch, (36 + 13 * u, 36 + 13 * v), 5, (30, 30, 30), -1)
+    patch = cv2.GaussianBlur(patch, (3, 3), 0)
+    assert read_pips(patch, 48.0).value == value
+    assert read_pip_colour(patch, 48.0).value is None
+
+
+def test_a_plain_patch_has_no_colour_face() -> None:
+    reading = read_pip_colour(np.full((72, 72, 3), 128, np.uint8), 48.0)
+    assert reading.value is None
+    assert reading.reason == "low contrast"
 
 
 def test_a_glint_beside_a_light_pip_leaves_it_round() -> None:

@@ -22,7 +22,7 @@ from vision.face import FaceReading, read_face
 from vision.face_net import default_net
 from vision.image_io import as_bgr
 from vision.layout import LayoutFit, fit_layout
-from vision.pips import PipReading, read_one, read_pips
+from vision.pips import PipReading, read_one, read_pip_colour, read_pips
 from vision.profile import Profile
 from vision.types import Die
 
@@ -267,11 +267,12 @@ def combined_reading(
     they differ, the built-in reader's value stands only if the network gives it at least
     NET_DOUBT and the face reader (`vision.face`) finds it too; otherwise it is set aside. A
     die the built-in reader leaves open (or whose value is set aside) takes the network's value
-    when the face reader finds it too and the network is at least NET_AGREE sure of it, or
-    when the network is at least NET_AGREE sure of a one and the built-in reader finds a one's
-    pip alone in the middle of a clean face (a die seen at a slant shows a side face's pips
-    beside it), or when the network is at least NET_READ sure of it and pips found by either
-    pip reader sit on that face's grid. The pips of a face of few pips must look alike, unless
+    when the face reader or the pips of one colour (`vision.pips.read_pip_colour`: marbled
+    dice) give it too and the network is at least NET_AGREE sure of it, or when the network
+    is at least NET_AGREE sure of a one and the built-in reader finds a one's pip alone in the
+    middle of a clean face (a die seen at a slant shows a side face's pips beside it), or
+    when the network is at least NET_READ sure of it and pips found by either pip reader sit
+    on that face's grid. The pips of a face of few pips must look alike, unless
     the network is NET_SURE sure of the value and the face reader finds it too.
     """
     if probs is None:
@@ -314,6 +315,9 @@ def _opinions(
         # Outvoting the built-in reader takes both other readers' confidence.
         return replace(_from_face(seen, mine),
                        confidence=min(sure, seen.confidence) if outvoted else sure)
+    coloured = read_pip_colour(patch, float(PATCH_SIDE), polarity)
+    if coloured.value == net:
+        return replace(coloured, confidence=min(sure, coloured.confidence))
     if net == 1:
         # A one seen at a slant beside a side face's pips: the one's pip must pass alone.
         one = read_one(patch, float(PATCH_SIDE), polarity)

@@ -38,6 +38,10 @@ FACE_EXTENT = 1.8
 CLEAN_EXTENT = 1.45
 ONE_FACE_EXTENT = 0.33
 ONE_CLEAN_EXTENT = 0.3
+# Pips of one colour (`read_pip_colour`): colour groups near the die centre, and the largest
+# share of it a group of pips may cover (more is the body).
+COLOUR_CLUSTERS = 6
+MAX_PIP_SHARE = 0.4
 
 Blob = tuple[float, float, float, float]  # x, y, radius, roundness
 
@@ -306,6 +310,55 @@ def read_pips(patch: np.ndarray, side: float, polarity: str | None = None) -> Pi
     if candidates:
         return max(candidates, key=lambda c: len(c.pips))
     return PipReading(None, 0.1, "not a pip face", (), None, high)
+
+
+def read_pip_colour(
+    patch: np.ndarray, side: float, polarity: str | None = None
+) -> PipReading:
+    """Read the face of the die centred in ``patch`` from pips of one colour.
+
+    A marbled body (swirls of black, blue and white around red pips) differs from itself as
+    much as from its pips in lightness and in any one hue, so neither contrast `read_pips`
+    measures isolates the pips. But pips are painted in one colour: the colours near the die
+    centre are split into COLOUR_CLUSTERS groups (k-means in Lab, started from lightness ranks
+    so that the same patch always gives the same groups), and the pixels of each group that
+    is not the body (more than MAX_PIP_SHARE of the centre) and differs from it in colour, not
+    only in lightness, are read as pips with the checks of `read_pips`. A value is given only
+    when the groups that form a face agree on it (and, if ``polarity`` is given, are of that
+    polarity), and never a one: a single blob of some colour is too little to go on.
+
+    Pips that differ from the body in lightness alone are `read_pips`'s to find: grouped by
+    lightness, the pips of an even die's side face join its top face's.
+    """
+    h, w = patch.shape[:2]
+    seen = _contrast(patch, side)
+    if seen.high < MIN_CONTRAST:
+        return PipReading(None, 0.1, "low contrast", (), None, seen.high)
+    lab = seen.diff  # Lab less the body colour: the same groups as Lab itself
+    pixels = np.ascontiguousarray(lab[seen.core])
+    order = np.argsort(pixels[:, 0], kind="stable")
+    start = np.empty((len(pixels), 1), np.int32)
+    start[order, 0] = (np.arange(len(pixels)) * COLOUR_CLUSTERS) // len(pixels)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 1.0)
+    _, labels, centres = cv2.kmeans(pixels, COLOUR_CLUSTERS, start, criteria, 1,
+                                    cv2.KMEANS_USE_INITIAL_LABELS)
+    share = np.bincount(labels.ravel(), minlength=COLOUR_CLUSTERS) / float(len(pixels))
+    chroma = np.hypot(centres[:, 1], centres[:, 2])  # colour difference from the body
+    nearest = ((lab[:, :, None, :] - centres[None, None]) ** 2).sum(axis=3).argmin(axis=2)
+    readings: list[PipReading] = []
+    for k in np.flatnonzero((share <= MAX_PIP_SHARE) & (chroma >= MIN_CONTRAST)):
+        group = nearest == k
+        one = _Contrast(seen.diff, seen.core, seen.high, group, group)
+        found = _read_polarity(one, _blobs(group.astype(np.uint8), side), side,
+                               (w / 2.0, h / 2.0), "light")
+        if found is not None and found.value not in (None, 1):
+            shade = np.mean([seen.diff[round(y), round(x), 0] for x, y, _ in found.pips])
+            pol = "dark" if shade < 0 else "light"
+            if polarity in (None, pol):
+                readings.append(replace(found, polarity=pol))
+    if readings and len({r.value for r in readings}) == 1:
+        return max(readings, key=lambda r: r.confidence)
+    return PipReading(None, 0.2, "not a pip face", (), None, seen.high)
 
 
 def read_one(patch: np.ndarray, side: float, polarity: str | None = None) -> PipReading:
