@@ -344,7 +344,10 @@ def read_pip_colour(
                                     cv2.KMEANS_USE_INITIAL_LABELS)
     share = np.bincount(labels.ravel(), minlength=COLOUR_CLUSTERS) / float(len(pixels))
     chroma = np.hypot(centres[:, 1], centres[:, 2])  # colour difference from the body
-    nearest = ((lab[:, :, None, :] - centres[None, None]) ** 2).sum(axis=3).argmin(axis=2)
+    # Nearest group of every pixel: |x - c|^2 less the |x|^2 all groups share.
+    flat = lab.reshape(-1, 3)
+    nearest = ((centres * centres).sum(axis=1) - 2.0 * flat @ centres.T).argmin(axis=1)
+    nearest = nearest.reshape(h, w)
     readings: list[PipReading] = []
     for k in np.flatnonzero((share <= MAX_PIP_SHARE) & (chroma >= MIN_CONTRAST)):
         group = nearest == k
