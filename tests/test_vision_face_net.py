@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -45,6 +46,21 @@ def test_input_is_standardised_per_patch() -> None:
     assert x.shape == (2, 3, face_net.INPUT_SIDE, face_net.INPUT_SIDE)
     assert np.isfinite(x).all() and not x.any()
     assert face_net.default_net().probabilities([]).shape == (0, len(face_net.CLASSES))
+
+
+def test_patches_reduced_together_are_reduced_as_each_alone() -> None:
+    rng = np.random.default_rng(5)
+    patches = [rng.integers(0, 256, (72, 72, 3), dtype=np.uint8) for _ in range(5)]
+    together = face_net.to_input(patches)
+    for k, patch in enumerate(patches):
+        small = cv2.resize(patch, (face_net.INPUT_SIDE,) * 2, interpolation=cv2.INTER_AREA)
+        x = small.astype(np.float32)
+        x -= x.mean()
+        x /= max(float(x.std()), 4.0)
+        np.testing.assert_allclose(together[k], x.transpose(2, 0, 1), rtol=0, atol=1e-5)
+    # Patches of several sizes are reduced one by one, to the same result.
+    mixed = face_net.to_input([*patches[:2], rng.integers(0, 256, (60, 60, 3), dtype=np.uint8)])
+    np.testing.assert_array_equal(mixed[:2], together[:2])
 
 
 def test_a_missing_model_file_is_a_clear_error(tmp_path) -> None:

@@ -91,11 +91,17 @@ def _shadow(lab: np.ndarray, floor: np.ndarray, where: np.ndarray) -> np.ndarray
     """Which of the pixels at flat indices ``where`` look like the floor in shade: darker by a
     factor within SHADOW_RANGE, with the floor's hue (chroma scaled alike). Shadows would
     otherwise inflate every die's outline. Returns a boolean array over ``where``."""
-    pix = lab.reshape(-1, 3)[where].astype(np.float32)
-    ground = floor.reshape(-1, 3)[where].astype(np.float32)
-    ratio = (pix[:, 0] + 1.0) / (ground[:, 0] + 1.0)
-    chroma = np.abs(pix[:, 1:] - 128.0 - ratio[:, None] * (ground[:, 1:] - 128.0)).sum(axis=1)
-    return (ratio >= SHADOW_RANGE[0]) & (ratio <= SHADOW_RANGE[1]) & (chroma < SHADOW_CHROMA)
+    pix = lab.reshape(-1, 3)[where]
+    ground = floor.reshape(-1, 3)[where]
+    ratio = (pix[:, 0].astype(np.float32) + 1.0) / (ground[:, 0].astype(np.float32) + 1.0)
+    shade = (ratio >= SHADOW_RANGE[0]) & (ratio <= SHADOW_RANGE[1])
+    # The hue is compared only where the lightness fits: most die pixels are not in shade.
+    inside = np.flatnonzero(shade)
+    ratio = ratio[inside, None]
+    hue = pix[inside, 1:].astype(np.float32) - 128.0
+    hue -= ratio * (ground[inside, 1:].astype(np.float32) - 128.0)
+    shade[inside] = np.abs(hue).sum(axis=1) < SHADOW_CHROMA
+    return shade
 
 
 def fill_small_holes(mask: np.ndarray, max_area: float) -> np.ndarray:
