@@ -628,3 +628,13 @@ def test_the_pip_readers_quantiles_are_numpys_to_the_last_bit() -> None:
             assert percentile(values, q) == float(np.percentile(values, q))
         rows = (rng.random((n, 3)) * 255).astype(np.float32)
         assert np.array_equal(_median_rows(rows), np.median(rows, axis=0))
+
+
+def test_the_floor_noise_median_is_numpys() -> None:
+    from vision.detect import _median_u8
+
+    rng = np.random.default_rng(12)
+    for _ in range(300):
+        n = int(rng.integers(1, 3000))
+        values = rng.integers(0, int(rng.integers(1, 257)), n).astype(np.uint8)
+        assert _median_u8(values) == float(np.median(values))

@@ -79,12 +79,21 @@ def foreground(lab: np.ndarray) -> np.ndarray:
     floor = cv2.resize(floor, (w, h), interpolation=cv2.INTER_LINEAR)
     diff = cv2.absdiff(lab, floor)
     dist = cv2.transform(diff, np.array([[1.0, 1.0, 1.0]], dtype=np.float32))
-    threshold = max(MIN_THRESHOLD, NOISE_FACTOR * float(np.median(dist[::4, ::4])))
-    mask = (dist > threshold).astype(np.uint8) * 255
+    threshold = max(MIN_THRESHOLD, NOISE_FACTOR * _median_u8(dist[::4, ::4]))
+    mask = cv2.threshold(dist, threshold, 255, cv2.THRESH_BINARY)[1]
     where = np.flatnonzero(mask)
     mask.reshape(-1)[where[_shadow(lab, floor, where)]] = 0
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     return fill_small_holes(mask, (MAX_HOLE * min(h, w)) ** 2)
+
+
+def _median_u8(values: np.ndarray) -> float:
+    """``np.median`` of a uint8 array, from its histogram (a tenth of the cost)."""
+    counts = np.cumsum(np.bincount(values.ravel(), minlength=256))
+    n = int(counts[-1])
+    lo = int(np.searchsorted(counts, (n - 1) // 2, side="right"))
+    hi = int(np.searchsorted(counts, n // 2, side="right"))
+    return (lo + hi) / 2.0
 
 
 def _shadow(lab: np.ndarray, floor: np.ndarray, where: np.ndarray) -> np.ndarray:
@@ -260,7 +269,8 @@ def _groups(
 
 
 def _centre(group: list[tuple[float, float]]) -> tuple[float, float]:
-    return (float(np.mean([p[0] for p in group])), float(np.mean([p[1] for p in group])))
+    xs, ys = np.array(group, dtype=np.float64).T
+    return (float(xs.mean()), float(ys.mean()))
 
 
 def quick_die_side(image: np.ndarray) -> float | None:
