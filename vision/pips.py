@@ -351,6 +351,8 @@ def read_pip_colour(
     readings: list[PipReading] = []
     for k in np.flatnonzero((share <= MAX_PIP_SHARE) & (chroma >= MIN_CONTRAST)):
         group = nearest == k
+        # A marbled body is uneven by nature: only the pips' own colour off the pips is
+        # clutter on their face. (The polarity passed is a placeholder, set from the shade.)
         one = _Contrast(seen.diff, seen.core, seen.high, group, group)
         found = _read_polarity(one, _blobs(group.astype(np.uint8), side), side,
                                (w / 2.0, h / 2.0), "light")
