@@ -247,21 +247,25 @@ def test_pips_of_very_different_sizes_are_not_one_face() -> None:
     assert pipeline.pips_alike(patch, replace(pair, pips=((26.0, 26.0, 6.0), (46.0, 46.0, 5.5))))
 
 
-_NODES = {0: [], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
+_NODES = {0: [], 1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
           4: [(-1, -1), (1, -1), (-1, 1), (1, 1)], 5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
           6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]}
 
 
-def _marbled(value: int, seed: int) -> np.ndarray:
-    """A patch of a dark blue die marbled with light blue swirls, with ``value`` red pips."""
+def _marbled(
+    value: int, seed: int, body=(90, 40, 20), swirls=(200, 150, 90), width: int = 2,
+    pips=(40, 40, 190),
+) -> np.ndarray:
+    """A patch of a die marbled with swirls (by default dark blue with light blue swirls) with
+    ``value`` pips (by default red)."""
     rng = np.random.default_rng(seed)
     patch = np.full((72, 72, 3), 190, np.uint8)
-    cv2.rectangle(patch, (12, 12), (60, 60), (90, 40, 20), -1)
+    cv2.rectangle(patch, (12, 12), (60, 60), body, -1)
     for _ in range(6):
         swirl = rng.integers(14, 58, (3, 2)).astype(np.int32)
-        cv2.polylines(patch, [swirl], False, (200, 150, 90), 2)
+        cv2.polylines(patch, [swirl], False, swirls, width)
     for u, v in _NODES[value]:
-        cv2.circle(patch, (36 + 13 * u, 36 + 13 * v), 5, (40, 40, 190), -1)
+        cv2.circle(patch, (36 + 13 * u, 36 + 13 * v), 5, pips, -1)
     return cv2.GaussianBlur(patch, (3, 3), 0)
 
 
@@ -283,15 +287,7 @@ def _swirled(value: int, seed: int) -> np.ndarray:
     """A patch of a black die with thick bright blue swirls and ``value`` red pips: the swirls
     are lighter than the pips and more colourful, so neither lightness nor the most colourful
     hue singles out the pips."""
-    rng = np.random.default_rng(seed)
-    patch = np.full((72, 72, 3), 190, np.uint8)
-    cv2.rectangle(patch, (12, 12), (60, 60), (35, 30, 30), -1)
-    for _ in range(6):
-        swirl = rng.integers(14, 58, (3, 2)).astype(np.int32)
-        cv2.polylines(patch, [swirl], False, (235, 140, 30), 3)
-    for u, v in _NODES.get(value, [(0, 0)]):
-        cv2.circle(patch, (36 + 13 * u, 36 + 13 * v), 5, (50, 40, 200), -1)
-    return cv2.GaussianBlur(patch, (3, 3), 0)
+    return _marbled(value, seed, (35, 30, 30), (235, 140, 30), 3, (50, 40, 200))
 
 
 @pytest.mark.parametrize("value", range(2, 7))
@@ -299,7 +295,7 @@ def _swirled(value: int, seed: int) -> np.ndarray:
 def test_pips_of_one_colour_are_read_through_thick_marbling(value: int, seed: int) -> None:
     reading = read_pip_colour(_swirled(value, seed), 48.0)
     assert reading.value == value
-    centres = [(36 + 13 * u, 36 + 13 * v) for u, v in _NODES.get(value, [(0, 0)])]
+    centres = [(36 + 13 * u, 36 + 13 * v) for u, v in _NODES[value]]
     assert all(min(math.dist(p[:2], c) for c in centres) < 2.0 for p in reading.pips)
 
 
