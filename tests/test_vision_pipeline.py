@@ -611,6 +611,51 @@ def test_a_region_read_whole_and_split_is_two_dice_when_both_parts_read(
     assert sorted(d.value for d in dice if d.value is not None) == expected
 
 
+@pytest.mark.parametrize(("by_factor", "expected"), [
+    ({1.25: 5}, 5),             # a five fits its grid only at 1.25 times the size used
+    ({1.25: 5, 1.5: 5}, 5),     # ... and at 1.5 times
+    ({0.8: 4, 1.25: 5}, None),  # two sizes, two faces: still unsure
+    ({0.8: 2}, None),           # a two read only at another size is too little to go on
+    ({}, None),                 # no size reads
+])
+def test_an_unsure_die_is_read_again_at_other_sizes(
+    monkeypatch, by_factor: dict[float, int], expected: int | None
+) -> None:
+    cand = Candidate((50.0, 50.0), (40.0, 40.0), 0.0, False, "body")
+    work = np.zeros((100, 100, 3), np.uint8)
+
+    def read(work, mask, cand, side, polarity, view):
+        value = by_factor.get(round(view.side / 40.0, 2))
+        die = vision.Die(value, cand.center, tuple(map(tuple, cand.corners())), 0.9,
+                         None if value else "not a pip face")
+        return pipeline._Found(die, (0 if value else 1, -0.9), cand.center, cand)
+
+    class Net:
+        def probabilities(self, patches):
+            return np.tile(_net(5, 0.9), (len(patches), 1))
+
+    monkeypatch.setattr(pipeline, "default_net", Net)
+    monkeypatch.setattr(pipeline, "_read_candidate", read)
+    view = pipeline._View(40.0, *pipeline.straighten(work, cand.center, 0.0, 40.0))
+    found = pipeline._read_resized(work, np.zeros((100, 100), np.uint8), cand, 40.0, None, view)
+    assert (found.die.value if found else None) == expected
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_die_much_larger_than_the_rest_is_read(seed: int) -> None:
+    # A die 1.56 times the side of the others: its region is too large to be taken at its own
+    # size, and at the typical size its pips miss their grid.
+    rng = np.random.default_rng(seed)
+    small = [DieSpec(int(rng.integers(1, 7)), (110 + 140 * k, 130 + 200 * (k % 2)), 36,
+                     float(rng.uniform(0, 90)), (40, 40, 200), (240, 240, 240))
+             for k in range(4)]
+    big = DieSpec(int(rng.integers(3, 7)), (330, 360), 56, float(rng.uniform(0, 90)),
+                  (40, 40, 200), (240, 240, 240))
+    shot = render_tray(TraySpec(floor="grey", dice=(*small, big)), seed=seed)
+    got = sorted(d.value for d in vision.read_dice(shot.image) if d.value is not None)
+    assert got == sorted(t.value for t in shot.truth)
+
+
 def test_the_pip_readers_quantiles_are_numpys_to_the_last_bit() -> None:
     from vision.pips import _median_rows, percentile
 

@@ -55,6 +55,10 @@ NET_AGREE = 0.5
 # readers may settle it.
 NET_DOUBT = 0.2
 LIKELY = 0.05
+# Sizes (x the one used) at which a die left unsure is read again, and the fewest pips a value
+# read only at one of them may have.
+RESIZE_TRIALS = (0.8, 1.25, 1.5)
+MIN_RESIZED_VALUE = 3
 # Die sides tried (x the one assumed) when no die body in the image gives the size.
 TRIAL_SIDES = (0.6, 0.75, 0.9, 1.0, 1.15, 1.3, 1.5)
 # A close-up: up to MAX_CLOSE_UP_PARTS unsure "dice" may be the pips of one large die, when
@@ -463,6 +467,8 @@ def _read_scene(scene: Scene) -> list[_Found]:
                     and not net_vouches(view.probs))):
                 continue
             item = _read_candidate(work, mask, cand, side, polarity, view)
+            if item is not None and item.die.value is None:
+                item = _read_resized(work, mask, cand, side, polarity, view) or item
             if item is not None:
                 found.append(item)
     # A region read whole and split is two dice when two of its parts read: its reading as
@@ -484,6 +490,29 @@ def _read_scene(scene: Scene) -> list[_Found]:
             first.die = replace(first.die, value=None, reason="not a pip face",
                                 confidence=0.3)
     return _close_up(kept, work, mask, side, polarity)
+
+
+def _read_resized(
+    work: np.ndarray, mask: np.ndarray, cand: Candidate, side: float, polarity: str | None,
+    view: _View,
+) -> _Found | None:
+    """A die left unsure at the size it was straightened with, read at RESIZE_TRIALS x that
+    size: a region's outline or the typical side misjudges a die next to another, or one much
+    larger than the rest, and pips fit their grid only at the die's own scale. The value must
+    be the same at every trial size that reads one, and of at least MIN_RESIZED_VALUE pips:
+    a face of one or two pips needs little to form at a wrong scale (zoomed in, two corners of
+    a three fill the patch as a two)."""
+    trials = [_View(view.side * f, *straighten(work, cand.center, cand.angle, view.side * f))
+              for f in RESIZE_TRIALS]
+    probs = default_net().probabilities([t.patch for t in trials])
+    for trial, p in zip(trials, probs, strict=True):
+        trial.probs = p
+    read = [r for r in (_read_candidate(work, mask, cand, side, polarity, t) for t in trials)
+            if r is not None and r.die.value is not None]
+    values = {r.die.value for r in read}
+    if len(values) == 1 and min(values) >= MIN_RESIZED_VALUE:
+        return read[0]
+    return None
 
 
 def _stands_out(lab: np.ndarray, cand: Candidate, pips: list[tuple[float, float]]) -> bool:
