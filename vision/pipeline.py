@@ -467,7 +467,8 @@ def _read_scene(scene: Scene) -> list[_Found]:
                     and not net_vouches(view.probs))):
                 continue
             item = _read_candidate(work, mask, cand, side, polarity, view)
-            if item is not None and item.die.value is None:
+            # An unsure die the network sees a face on may be of another size than assumed.
+            if item is not None and item.die.value is None and int(np.argmax(view.probs)) > 0:
                 item = _read_resized(work, mask, cand, side, polarity, view) or item
             if item is not None:
                 found.append(item)
