@@ -579,6 +579,13 @@ def test_small_dice_beside_larger_ones_are_read_at_their_own_size(seed: int) -> 
     assert got == sorted(t.value for t in shot.truth)
 
 
+def _found(cand: Candidate, value: int | None) -> pipeline._Found:
+    """A stub reading of ``cand``: ``value``, or unsure."""
+    die = vision.Die(value, cand.center, tuple(map(tuple, cand.corners())), 0.9,
+                     None if value else "not a pip face")
+    return pipeline._Found(die, (0 if value else 1, -0.9), cand.center, cand)
+
+
 @pytest.mark.parametrize(("parts_read", "expected"), [
     ((1, 2), [1, 2]),   # both parts read: two dice, the whole region's "two" is dropped
     ((None, None), [2]),  # no part reads: the region is one die, as read whole
@@ -595,10 +602,7 @@ def test_a_region_read_whole_and_split_is_two_dice_when_both_parts_read(
     values = {whole.center: 2, parts[0].center: parts_read[0], parts[1].center: parts_read[1]}
 
     def read(work, mask, cand, side, polarity, view):
-        value = values[cand.center]
-        die = vision.Die(value, cand.center, tuple(map(tuple, cand.corners())), 0.9,
-                         None if value else "not a pip face")
-        return pipeline._Found(die, (0 if value else 1, -0.9), cand.center, cand)
+        return _found(cand, values[cand.center])
 
     class Net:
         def probabilities(self, patches):
@@ -625,10 +629,7 @@ def test_an_unsure_die_is_read_again_at_other_sizes(
     work = np.zeros((100, 100, 3), np.uint8)
 
     def read(work, mask, cand, side, polarity, view):
-        value = by_factor.get(round(view.side / 40.0, 2))
-        die = vision.Die(value, cand.center, tuple(map(tuple, cand.corners())), 0.9,
-                         None if value else "not a pip face")
-        return pipeline._Found(die, (0 if value else 1, -0.9), cand.center, cand)
+        return _found(cand, by_factor.get(round(view.side / 40.0, 2)))
 
     class Net:
         def probabilities(self, patches):
