@@ -136,6 +136,17 @@ class _View:
     probs: np.ndarray | None = None
 
 
+def _views(work: np.ndarray, placements: list[tuple[Candidate, float]]) -> list[_View]:
+    """Each candidate straightened at its die side, with the face network's probabilities (one
+    pass of the network for all: cheaper than one per candidate)."""
+    views = [_View(side, *straighten(work, cand.center, cand.angle, side))
+             for cand, side in placements]
+    for view, probs in zip(views, default_net().probabilities([v.patch for v in views]),
+                           strict=True):
+        view.probs = probs
+    return views
+
+
 def _read_candidate(
     work: np.ndarray, mask: np.ndarray, cand: Candidate, side: float, polarity: str | None,
     view: _View,
@@ -444,19 +455,12 @@ def _read_scene(scene: Scene) -> list[_Found]:
     work, mask, side, polarity = scene.work, scene.mask, scene.side, scene.polarity
     found: list[_Found] = []
     usable = [c for c in scene.candidates if math.isfinite(c.side) and c.side >= 4]
-    net = default_net()
     # Regions first, then split regions, then pip clusters, each in one pass of the network
     # (cheaper than one pass per candidate); a pip cluster on a die read already is not
     # looked at.
     for source in ("body", "split", "pips"):
         phase = [c for c in usable if c.source == source and not _read_already(c, found, side)]
-        views = []
-        for cand in phase:
-            die_side = candidate_side(cand, side)
-            views.append(_View(die_side, *straighten(work, cand.center, cand.angle, die_side)))
-        for view, probs in zip(views, net.probabilities([v.patch for v in views]),
-                               strict=True):
-            view.probs = probs
+        views = _views(work, [(c, candidate_side(c, side)) for c in phase])
         for cand, view in zip(phase, views, strict=True):
             if _read_already(cand, found, side):
                 continue
@@ -503,11 +507,7 @@ def _read_resized(
     be the same at every trial size that reads one, and of at least MIN_RESIZED_VALUE pips:
     a face of one or two pips needs little to form at a wrong scale (zoomed in, two corners of
     a three fill the patch as a two)."""
-    trials = [_View(view.side * f, *straighten(work, cand.center, cand.angle, view.side * f))
-              for f in RESIZE_TRIALS]
-    probs = default_net().probabilities([t.patch for t in trials])
-    for trial, p in zip(trials, probs, strict=True):
-        trial.probs = p
+    trials = _views(work, [(cand, view.side * f) for f in RESIZE_TRIALS])
     read = [r for r in (_read_candidate(work, mask, cand, side, polarity, t) for t in trials)
             if r is not None and r.die.value is not None]
     values = {r.die.value for r in read}
@@ -562,8 +562,7 @@ def _close_up(
                 lab = cv2.cvtColor(work, cv2.COLOR_BGR2Lab)
             if not _stands_out(lab, cand, [p.center for p in blank]):
                 continue
-            view = _View(die_side, *straighten(work, cand.center, cand.angle, die_side))
-            view.probs = default_net().probabilities([view.patch])[0]
+            view = _views(work, [(cand, die_side)])[0]
             item = _read_candidate(work, mask, cand, die_side, polarity, view)
             if item is None or item.die.value is None:
                 continue

@@ -274,6 +274,13 @@ def _confidence(fit: LayoutFit, high: float) -> float:
     return float(np.clip(1.0 - fit.residual, 0.0, 1.0)) * (0.5 + 0.5 * min(1.0, high / 40.0))
 
 
+def _shade(seen: _Contrast, pips: tuple[tuple[float, float, float], ...]) -> str:
+    """The polarity of pips found by colour: still lighter or darker than the body, if only a
+    little, and that names it."""
+    shade = np.mean([seen.diff[round(y), round(x), 0] for x, y, _ in pips])
+    return "dark" if shade < 0 else "light"
+
+
 def read_pips(patch: np.ndarray, side: float, polarity: str | None = None) -> PipReading:
     """Read the face of the die centred in ``patch`` whose side is about ``side`` pixels.
 
@@ -302,9 +309,7 @@ def read_pips(patch: np.ndarray, side: float, polarity: str | None = None) -> Pi
         found = _read_polarity(hued, _blobs(hued.strong.astype(np.uint8), side), side, center,
                                "light")
         if found is not None and found.value is not None:
-            # Still lighter or darker than the body, if only a little: that names the polarity.
-            shade = np.mean([seen.diff[round(y), round(x), 0] for x, y, _ in found.pips])
-            pol = "dark" if shade < 0 else "light"
+            pol = _shade(seen, found.pips)
             if polarity in (None, pol):
                 return replace(found, polarity=pol)
     if candidates:
@@ -357,8 +362,7 @@ def read_pip_colour(
         found = _read_polarity(one, _blobs(group.astype(np.uint8), side), side,
                                (w / 2.0, h / 2.0), "light")
         if found is not None and found.value not in (None, 1):
-            shade = np.mean([seen.diff[round(y), round(x), 0] for x, y, _ in found.pips])
-            pol = "dark" if shade < 0 else "light"
+            pol = _shade(seen, found.pips)
             if polarity in (None, pol):
                 readings.append(replace(found, polarity=pol))
     if readings and len({r.value for r in readings}) == 1:
