@@ -98,6 +98,8 @@ _ONES_3 = np.ones((1, 3), np.float32)
 
 
 _KNIGHT = math.atan2(1, 2)  # direction of a (2, 1) step on the grid
+# Turns from a pair of pips to the grid axes: along an axis, a diagonal, a knight's move.
+_PAIR_TURNS = np.array([0.0, math.pi / 4, -_KNIGHT, _KNIGHT])
 _FACE_MASKS = {
     sum(1 << ((x + 1) * 3 + (y + 1)) for x, y in nodes): value for nodes, value in _FACES.items()
 }
@@ -404,36 +406,39 @@ def _fit_grid(points: np.ndarray) -> _Fit | None:
     pair therefore proposes rotations, and all proposals are scored at once.
     """
     n = len(points)
-    center = points.mean(axis=0)
+    center = points.sum(axis=0) / n
     rel = points - center
     i, j = pairs(n)
     d = points[j] - points[i]
     phi = np.arctan2(d[:, 1], d[:, 0])
-    angles = np.concatenate([phi, phi + math.pi / 4, phi - _KNIGHT, phi + _KNIGHT])
-    angles = np.unique(np.round(angles % (math.pi / 2), 3))
+    angles = ((phi + _PAIR_TURNS[:, None]).ravel() % (math.pi / 2)).round(3)
+    angles.sort()
+    distinct = np.ones(len(angles), bool)
+    np.not_equal(angles[1:], angles[:-1], out=distinct[1:])
+    angles = angles[distinct]
     c, s = np.cos(angles)[:, None], np.sin(angles)[:, None]
     u = rel[:, 0] * c + rel[:, 1] * s  # (hypotheses, points) in the grid frame
     v = -rel[:, 0] * s + rel[:, 1] * c
     coords = np.abs(np.concatenate([u, v], axis=1))
     big = coords > 0.5 * coords.max(axis=1, keepdims=True)
-    pitch = np.sum(coords * big, axis=1) / np.maximum(big.sum(axis=1), 1)
+    pitch = (coords * big).sum(axis=1) / np.maximum(big.sum(axis=1), 1)
     pitch = np.maximum(pitch, 1e-6)[:, None]
     nu, nv = np.rint(u / pitch), np.rint(v / pitch)
     # Least-squares pitch for the chosen nodes, then the worst distance to a node.
-    nn = np.sum(nu * nu + nv * nv, axis=1)
-    pitch = (np.sum(u * nu + v * nv, axis=1) / np.maximum(nn, 1e-6))[:, None]
+    nn = (nu * nu + nv * nv).sum(axis=1)
+    pitch = ((u * nu + v * nv).sum(axis=1) / np.maximum(nn, 1e-6))[:, None]
     residual = np.hypot(u / pitch - nu, v / pitch - nv).max(axis=1)
-    on_grid = (np.abs(nu) <= 1).all(axis=1) & (np.abs(nv) <= 1).all(axis=1) & (nn > 0)
-    bits = np.left_shift(1, ((nu + 1) * 3 + (nv + 1)).astype(np.int64).clip(0, 8))
-    distinct = np.bitwise_or.reduce(bits, axis=1) == bits.sum(axis=1)
-    ok = np.flatnonzero(on_grid & distinct & (residual <= MAX_RESIDUAL))
-    best: _Fit | None = None
+    on_grid = (np.maximum(np.abs(nu), np.abs(nv)).max(axis=1) <= 1) & (nn > 0)
+    ok = np.flatnonzero(on_grid & (residual <= MAX_RESIDUAL))
+    # Few hypotheses are left: their nodes are checked one by one.
     for k in ok[np.argsort(residual[ok])]:
-        value = _FACE_MASKS.get(int(bits[k].sum()))
-        if value is not None and value == n:
-            best = _Fit(value, center, float(angles[k]), float(pitch[k, 0]), float(residual[k]))
-            break
-    return best
+        nodes = [int(a) * 3 + int(b) + 4 for a, b in zip(nu[k], nv[k], strict=True)]
+        if len(set(nodes)) != n:
+            continue
+        value = _FACE_MASKS.get(sum(1 << node for node in nodes))
+        if value == n:
+            return _Fit(value, center, float(angles[k]), float(pitch[k, 0]), float(residual[k]))
+    return None
 
 
 def _disc_means(image: np.ndarray, centers: np.ndarray, radius: float) -> np.ndarray:

@@ -54,21 +54,26 @@ def grid_angle(points: np.ndarray) -> float:
     Pairs on a face are along the grid axes or its diagonals, so 8 x their angle is the same
     for all of them; the weighted mean of that vector gives the rotation.
     """
-    diffs = points[:, None, :] - points[None, :, :]
-    iu = pairs(len(points))
-    dx, dy = diffs[..., 0][iu], diffs[..., 1][iu]
-    theta = np.arctan2(dy, dx)
-    weight = np.hypot(dx, dy)
-    vec = np.sum(weight * np.exp(8j * theta))
-    return float(np.angle(vec) / 8.0)
+    return _grid_angle([(float(x), float(y)) for x, y in points])
 
 
-def _axis_pitch(coords: np.ndarray) -> float:
-    """Grid pitch along one axis: the typical offset of the pips that are off that axis."""
-    mags = np.abs(coords)
-    top = mags.max()
-    # statistics.median: the same value as np.median, without its overhead on a few numbers.
-    return float(statistics.median(mags[mags > 0.5 * top].tolist())) if top > 0 else 0.0
+def _grid_angle(pts: list[tuple[float, float]]) -> float:
+    # Plain floats: on six points or fewer, numpy's per-call cost outweighs the arithmetic.
+    vx = vy = 0.0
+    for k, (xi, yi) in enumerate(pts):
+        for xj, yj in pts[k + 1 :]:
+            dx, dy = xi - xj, yi - yj
+            weight, theta = math.hypot(dx, dy), 8.0 * math.atan2(dy, dx)
+            vx += weight * math.cos(theta)
+            vy += weight * math.sin(theta)
+    return math.atan2(vy, vx) / 8.0
+
+
+def _axis_pitch(mags: list[float]) -> float:
+    """Grid pitch along one axis: the typical offset (``mags``: absolute offsets) of the pips
+    that are off that axis."""
+    top = max(mags)
+    return statistics.median([m for m in mags if m > 0.5 * top]) if top > 0 else 0.0
 
 
 def fit_layout(
@@ -78,28 +83,29 @@ def fit_layout(
     n = len(points)
     if n < 1 or n > 6:
         return None
-    center = points.mean(axis=0)
+    pts = [(float(x), float(y)) for x, y in points]
+    cx, cy = sum(p[0] for p in pts) / n, sum(p[1] for p in pts) / n
     if n == 1:
-        return LayoutFit(1, 0.0, 0.0, 0.0, (float(center[0]), float(center[1])))
-    rel = points - center
-    base = grid_angle(points)
+        return LayoutFit(1, 0.0, 0.0, 0.0, (cx, cy))
+    rel = [(x - cx, y - cy) for x, y in pts]
+    base = _grid_angle(pts)
     best: LayoutFit | None = None
     for angle in (base, base + math.pi / 4):
         c, s = math.cos(angle), math.sin(angle)
         # Coordinates in the grid frame.
-        u = rel[:, 0] * c + rel[:, 1] * s
-        v = -rel[:, 0] * s + rel[:, 1] * c
+        u = [x * c + y * s for x, y in rel]
+        v = [-x * s + y * c for x, y in rel]
         # Separate pitches along both grid axes: a face seen at a slant is foreshortened, and
         # the columns of a six are often further apart than its pips within a column.
-        pu, pv = _axis_pitch(u), _axis_pitch(v)
+        pu, pv = _axis_pitch([abs(t) for t in u]), _axis_pitch([abs(t) for t in v])
         if pu <= 0 or pv <= 0:
             continue
-        gu, gv = u / pu, v / pv
-        nu, nv = np.rint(gu), np.rint(gv)
-        if np.any(np.abs(nu) > 1) or np.any(np.abs(nv) > 1):
+        gu, gv = [t / pu for t in u], [t / pv for t in v]
+        nu, nv = [round(t) for t in gu], [round(t) for t in gv]
+        if any(abs(t) > 1 for t in nu) or any(abs(t) > 1 for t in nv):
             continue
-        residual = float(np.max(np.hypot(gu - nu, gv - nv)))
-        nodes = frozenset(zip(nu.astype(int).tolist(), nv.astype(int).tolist(), strict=True))
+        residual = max(math.hypot(a - i, b - j) for a, i, b, j in zip(gu, nu, gv, nv, strict=True))
+        nodes = frozenset(zip(nu, nv, strict=True))
         if len(nodes) != n or residual > max_residual:
             continue
         value = _NODE_SETS.get(nodes)
@@ -108,8 +114,7 @@ def fit_layout(
         lo, hi = (0.55, 1.8) if value == 6 else (0.75, 1.33)
         if not lo <= pu / pv <= hi:
             continue
-        pitch = float(np.sqrt(pu * pv))
-        fit = LayoutFit(value, pitch, angle, residual, (float(center[0]), float(center[1])))
+        fit = LayoutFit(value, math.sqrt(pu * pv), angle, residual, (cx, cy))
         if best is None or fit.residual < best.residual:
             best = fit
     return best
