@@ -152,24 +152,27 @@ def test_unlike_pips_make_a_die_cocked_unless_every_reader_agrees(
     assert reading.reason == (None if expected else "cocked")
 
 
-def test_a_network_sure_of_no_face_leaves_every_reading_open(monkeypatch) -> None:
-    # The pipeline skips pip clusters for which `no_value_possible` holds, without reading
-    # them: that is only sound if no reading of the other readers could then give a value.
+def test_a_reading_gives_only_values_the_network_makes_possible(monkeypatch) -> None:
+    # The pipeline skips pip clusters and re-read sizes by `possible_values` alone, without
+    # reading them: that is only sound if no reading of the other readers could give another.
     rng = np.random.default_rng(5)
     patch = np.full((72, 72, 3), 230, np.uint8)
-    checked = 0
-    for _ in range(400):
-        probs = rng.dirichlet(np.r_[6.0, np.full(6, 0.5)]).astype(np.float32)
-        values = rng.integers(0, 7, 3)
-        mine, face, one = (_mine(int(values[0]) or None), _face(int(values[1]) or None),
-                           _mine(int(values[2]) or None))
+    outside = 0
+    for _ in range(600):
+        # Peaked and flat beliefs alike (a likeliest value below NET_DOUBT too).
+        probs = rng.dirichlet(np.full(7, rng.choice([0.5, 6.0]))).astype(np.float32)
+        values = rng.integers(0, 7, 4)
+        mine, face, one, colour = (_mine(int(values[0]) or None), _face(int(values[1]) or None),
+                                   _mine(int(values[2]) or None), _mine(int(values[3]) or None))
         monkeypatch.setattr(pipeline, "read_pips", lambda *a, m=mine, **k: m)
         monkeypatch.setattr(pipeline, "read_face", lambda *a, f=face, **k: f)
         monkeypatch.setattr(pipeline, "read_one", lambda *a, o=one, **k: o)
-        if pipeline.no_value_possible(probs):
-            checked += 1
-            assert pipeline.combined_reading(patch, None, probs).value is None
-    assert checked > 100
+        monkeypatch.setattr(pipeline, "read_pip_colour", lambda *a, c=colour, **k: c)
+        possible = pipeline.possible_values(probs)
+        outside += any(v not in possible for v in values if v)
+        value = pipeline.combined_reading(patch, None, probs).value
+        assert value is None or value in possible
+    assert outside > 200  # readers often proposed values the network rules out
 
 
 @pytest.mark.parametrize("mine", [_unread(_FOUR), _mine(3)], ids=["no value", "a three"])
@@ -619,6 +622,8 @@ def test_a_region_read_whole_and_split_is_two_dice_when_both_parts_read(
     ({1.25: 5}, 5),             # a five fits its grid only at 1.25 times the size used
     ({1.25: 5, 1.5: 5}, 5),     # ... and at 1.5 times
     ({0.8: 4, 1.25: 5}, None),  # two sizes, two faces: still unsure
+    ({0.8: 5, 1.5: 4}, None),   # ... whichever sizes they are
+    ({0.8: 5, 1.25: 2}, None),  # ... also when the other face has few pips
     ({0.8: 2}, None),           # a two read only at another size is too little to go on
     ({}, None),                 # no size reads
 ])
@@ -640,6 +645,32 @@ def test_an_unsure_die_is_read_again_at_other_sizes(
     view = pipeline._View(40.0, *pipeline.straighten(work, cand.center, 0.0, 40.0))
     found = pipeline._read_resized(work, np.zeros((100, 100), np.uint8), cand, 40.0, None, view)
     assert (found.die.value if found else None) == expected
+
+
+@pytest.mark.parametrize(("net", "reads"), [
+    (_net(2, 0.9), 0),     # only a two is possible: too few pips to stand, nothing is read
+    (_net(0, 0.9), 0),     # no face at all
+    (_net(4, 0.9), 3),     # a four is possible: every size is read
+])
+def test_sizes_the_network_rules_out_are_not_read(monkeypatch, net, reads: int) -> None:
+    cand = Candidate((50.0, 50.0), (40.0, 40.0), 0.0, False, "body")
+    work = np.zeros((100, 100, 3), np.uint8)
+    calls = []
+
+    def read(work, mask, cand, side, polarity, view):
+        calls.append(view.side)
+        return _found(cand, None)
+
+    class Net:
+        def probabilities(self, patches):
+            return np.tile(net, (len(patches), 1))
+
+    monkeypatch.setattr(pipeline, "default_net", Net)
+    monkeypatch.setattr(pipeline, "_read_candidate", read)
+    view = pipeline._View(40.0, *pipeline.straighten(work, cand.center, 0.0, 40.0))
+    assert pipeline._read_resized(work, np.zeros((100, 100), np.uint8), cand, 40.0, None,
+                                  view) is None
+    assert len(calls) == reads
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -209,10 +209,13 @@ def net_vouches(probs: np.ndarray) -> bool:
     return int(np.argmax(probs)) > 0 and float(np.max(probs)) >= NET_SURE
 
 
-def no_value_possible(probs: np.ndarray) -> bool:
-    """Whether `combined_reading` must leave a patch open whatever the pip readers find: the
-    network's likeliest class is "no face" and it gives every value less than NET_DOUBT."""
-    return int(np.argmax(probs)) == 0 and float(np.max(probs[1:])) < NET_DOUBT
+def possible_values(probs: np.ndarray) -> set[int]:
+    """The values `combined_reading` can give a patch with the network's ``probs``: its
+    likeliest value, and any it gives at least NET_DOUBT (a value needs the network's support
+    in every case)."""
+    values = {v for v in range(1, len(probs)) if probs[v] >= NET_DOUBT}
+    likeliest = int(np.argmax(probs))
+    return values | {likeliest} if likeliest else values
 
 
 def _from_face(face: FaceReading, mine: PipReading) -> PipReading:
@@ -466,7 +469,7 @@ def _read_scene(scene: Scene) -> list[_Found]:
                 continue
             # A pip cluster yields a die only with a value; none can stand against a network
             # this sure of no face (see `combined_reading`), so it is not read at all.
-            if cand.source == "pips" and (no_value_possible(view.probs) or (
+            if cand.source == "pips" and (not possible_values(view.probs) or (
                     _body_cover(mask, np.array(cand.center), side) < 0.5
                     and not net_vouches(view.probs))):
                 continue
@@ -508,12 +511,20 @@ def _read_resized(
     a face of one or two pips needs little to form at a wrong scale (zoomed in, two corners of
     a three fill the patch as a two)."""
     trials = _views(work, [(cand, view.side * f) for f in RESIZE_TRIALS])
-    read = [r for r in (_read_candidate(work, mask, cand, side, polarity, t) for t in trials)
-            if r is not None and r.die.value is not None]
-    values = {r.die.value for r in read}
-    if len(values) == 1 and min(values) >= MIN_RESIZED_VALUE:
-        return read[0]
-    return None
+    # The network bounds what each trial can read: no value of enough pips, none at all.
+    if not any(max(possible_values(t.probs), default=0) >= MIN_RESIZED_VALUE for t in trials):
+        return None
+    first: _Found | None = None
+    for trial in trials:
+        if not possible_values(trial.probs):
+            continue
+        found = _read_candidate(work, mask, cand, side, polarity, trial)
+        if found is None or found.die.value is None:
+            continue
+        if found.die.value < MIN_RESIZED_VALUE or (first and found.die.value != first.die.value):
+            return None  # the sizes disagree, or a face of few pips formed
+        first = first or found
+    return first
 
 
 def _stands_out(lab: np.ndarray, cand: Candidate, pips: list[tuple[float, float]]) -> bool:
