@@ -511,6 +511,31 @@ def test_pip_seed_morphology_works_over_a_near_disk(radius: int) -> None:
     assert math.pi * radius**2 < shape.sum() < math.pi * (radius + 1) ** 2
 
 
+def test_pips_are_grouped_as_discs_drawn_around_them_touch() -> None:
+    from vision.detect import _groups
+
+    def drawn(pips, radius):
+        canvas = np.zeros((300, 400), np.uint8)
+        for x, y in pips:
+            cv2.circle(canvas, (round(x), round(y)), radius, 255, -1)
+        _, labels = cv2.connectedComponents(canvas, connectivity=8)
+        groups: dict[int, list] = {}
+        for x, y in pips:
+            groups.setdefault(int(labels[round(y), round(x)]), []).append((x, y))
+        return list(groups.values())
+
+    rng = np.random.default_rng(3)
+    joined = 0
+    for _ in range(300):
+        radius = int(rng.integers(1, 14))
+        pips = [(float(rng.uniform(0, 399.4)), float(rng.uniform(0, 299.4)))
+                for _ in range(int(rng.integers(1, 80)))]
+        groups = _groups(pips, radius)
+        assert groups == drawn(pips, radius)
+        joined += len(groups) < len(pips)
+    assert joined > 100  # most cases join some pips
+
+
 # --- white dice on a white floor: no die body to give the size or the centre ---------------
 
 def _white_on_paper(side: float, seed: int) -> RenderedTray:

@@ -8,6 +8,7 @@ wall) are split at the peaks of their distance transform, one peak per die.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -249,23 +250,45 @@ def pip_seeds(lab: np.ndarray, side: float) -> list[tuple[float, float]]:
         return []
     # Neighbouring pips of a face join; the corners of a two or a four are further apart
     # than that, so the pips are grouped again at a face's full reach, as further seeds.
-    near = _groups(pips, spots.shape, max(1, int(0.2 * side)))
-    wide = _groups(pips, spots.shape, max(1, int(FACE_REACH / 2.0 * side)))
+    near = _groups(pips, max(1, int(0.2 * side)))
+    wide = _groups(pips, max(1, int(FACE_REACH / 2.0 * side)))
     return [_centre(g) for g in near] + [_centre(g) for g in wide if g not in near]
 
 
-def _groups(
-    pips: list[tuple[float, float]], shape: tuple[int, ...], radius: int
-) -> list[list[tuple[float, float]]]:
-    """The pips grouped where discs of ``radius`` around them touch, in order of first pip."""
-    canvas = np.zeros(shape[:2], np.uint8)
-    for x, y in pips:
-        cv2.circle(canvas, (round(x), round(y)), radius, 255, -1)
-    _, labels = cv2.connectedComponents(canvas, connectivity=8)
+def _groups(pips: list[tuple[float, float]], radius: int) -> list[list[tuple[float, float]]]:
+    """The pips grouped where discs of ``radius`` drawn around them (at their pixels) touch,
+    in order of first pip."""
+    xy = np.array([(round(x), round(y)) for x, y in pips], dtype=np.int64).reshape(-1, 2)
+    # Two drawn discs touch (8-connected) exactly when their centres' offset is in `reach`.
+    reach = _disc_reach(radius)
+    r = reach.shape[0] // 2
+    d = xy[None, :, :] - xy[:, None, :]
+    near = (np.abs(d) <= r).all(axis=2)
+    i, j = np.nonzero(near)
+    near[i, j] = reach[d[i, j, 1] + r, d[i, j, 0] + r]
+    # Each pip takes the lowest index it is linked to, until no label changes.
+    label = np.arange(len(pips))
+    while True:
+        linked = np.where(near, label[None, :], len(pips)).min(axis=1)
+        if np.array_equal(linked, label):
+            break
+        label = linked
     groups: dict[int, list[tuple[float, float]]] = {}
-    for x, y in pips:
-        groups.setdefault(int(labels[round(y), round(x)]), []).append((x, y))
+    for k, pip in zip(label.tolist(), pips, strict=True):
+        groups.setdefault(k, []).append(pip)
     return list(groups.values())
+
+
+@functools.lru_cache(maxsize=16)
+def _disc_reach(radius: int) -> np.ndarray:
+    """Offsets (dy, dx, centred) at which two filled discs of ``radius``, as cv2.circle draws
+    them, overlap or touch (8-connected): their difference set, grown by one pixel."""
+    size = 2 * radius + 1
+    disc = np.zeros((size, size), np.uint8)
+    cv2.circle(disc, (radius, radius), radius, 1, -1)
+    overlap = cv2.filter2D(np.pad(disc, size), -1, disc.astype(np.float32),
+                           borderType=cv2.BORDER_CONSTANT)  # a disc is its own mirror image
+    return cv2.dilate((overlap > 0).astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
 
 
 def _centre(group: list[tuple[float, float]]) -> tuple[float, float]:
