@@ -355,7 +355,7 @@ def _find_blobs(dist: np.ndarray, diff: np.ndarray, thr: float, hull: np.ndarray
     # Blobs reaching the hull's rim are background or side faces seen between pips and edge.
     rim = (hull > 0) & (cv2.erode(inner, np.ones((3, 3), np.uint8)) == 0)
     on_rim = np.zeros(count, bool)
-    on_rim[np.unique(labels[rim])] = True
+    on_rim[labels[rim]] = True
     # Per-blob sums over the blob pixels only (a few hundred, not the whole patch).
     ys, xs = np.nonzero(labels)
     flat = labels[ys, xs]
