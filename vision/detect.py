@@ -69,15 +69,20 @@ class Candidate:
         return cv2.boxPoints((self.center, self.size, self.angle))
 
 
-def foreground(lab: np.ndarray) -> np.ndarray:
+def foreground(lab: np.ndarray, floor: np.ndarray | None = None) -> np.ndarray:
     """Mask (uint8 0/255) of the pixels of a Lab image that differ from the local floor, with
-    small holes filled."""
+    small holes filled. ``floor`` is the empty tray (Lab, the same size) when it is known;
+    otherwise the floor is modelled as a median wider than any die."""
     h, w = lab.shape[:2]
-    sw, sh = max(1, w // FLOOR_SCALE), max(1, h // FLOOR_SCALE)
-    small = cv2.resize(lab, (sw, sh), interpolation=cv2.INTER_AREA)
-    k = min(FLOOR_KERNEL, (min(sw, sh) // 2) * 2 - 1)
-    floor = cv2.medianBlur(small, k) if k >= 3 else small
-    floor = cv2.resize(floor, (w, h), interpolation=cv2.INTER_LINEAR)
+    if floor is None:
+        sw, sh = max(1, w // FLOOR_SCALE), max(1, h // FLOOR_SCALE)
+        small = cv2.resize(lab, (sw, sh), interpolation=cv2.INTER_AREA)
+        k = min(FLOOR_KERNEL, (min(sw, sh) // 2) * 2 - 1)
+        floor = cv2.medianBlur(small, k) if k >= 3 else small
+        floor = cv2.resize(floor, (w, h), interpolation=cv2.INTER_LINEAR)
+    elif floor.shape != lab.shape:
+        raise ValueError(f"the empty tray is {floor.shape[1]}x{floor.shape[0]} px, the image "
+                         f"{w}x{h}")
     diff = cv2.absdiff(lab, floor)
     dist = cv2.transform(diff, np.array([[1.0, 1.0, 1.0]], dtype=np.float32))
     threshold = max(MIN_THRESHOLD, NOISE_FACTOR * _median_u8(dist[::4, ::4]))
@@ -296,31 +301,37 @@ def _centre(group: list[tuple[float, float]]) -> tuple[float, float]:
     return (float(xs.mean()), float(ys.mean()))
 
 
-def quick_die_side(image: np.ndarray) -> float | None:
-    """Typical die side of a BGR image, from its foreground at a reduced size (fast)."""
+def quick_die_side(image: np.ndarray, background: np.ndarray | None = None) -> float | None:
+    """Typical die side of a BGR image, from its foreground at a reduced size (fast);
+    ``background``: the empty tray (BGR, the image's size), if known."""
     h, w = image.shape[:2]
     factor = min(1.0, QUICK_SIDE / max(h, w))
-    small = image if factor == 1.0 else cv2.resize(
-        image, (max(1, round(w * factor)), max(1, round(h * factor))),
-        interpolation=cv2.INTER_AREA,
+    size = (max(1, round(w * factor)), max(1, round(h * factor)))
+    small, floor = (
+        None if im is None else im if factor == 1.0 else cv2.resize(
+            im, size, interpolation=cv2.INTER_AREA)
+        for im in (image, background)
     )
-    mask = foreground(cv2.cvtColor(small, cv2.COLOR_BGR2Lab))
+    mask = foreground(cv2.cvtColor(small, cv2.COLOR_BGR2Lab),
+                      None if floor is None else cv2.cvtColor(floor, cv2.COLOR_BGR2Lab))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     side = estimate_side(list(contours), small.shape[:2])
     return None if side is None else side / factor
 
 
-def find_candidates(image: np.ndarray, side_hint: float | None = None) -> tuple[
-    list[Candidate], float, np.ndarray
-]:
-    """Die candidates in a BGR image, the die side used, and the foreground mask.
+def find_candidates(
+    image: np.ndarray, side_hint: float | None = None, background: np.ndarray | None = None
+) -> tuple[list[Candidate], float, np.ndarray]:
+    """Die candidates in a BGR image, the die side used, and the foreground mask;
+    ``background``: the empty tray (BGR, the image's size), if known.
 
     Candidates may overlap (a die found both as a region and as a pip cluster); the reader
     keeps one reading per die.
     """
     h, w = image.shape[:2]
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
-    mask = foreground(lab)
+    mask = foreground(lab, None if background is None else cv2.cvtColor(background,
+                                                                         cv2.COLOR_BGR2Lab))
     count, labels, stats, _ = components(mask, 8)
     short = min(h, w)
     min_area = (SIDE_RANGE[0] * short) ** 2 * 0.35

@@ -67,6 +67,13 @@ TRIAL_SIDES = (0.6, 0.75, 0.9, 1.0, 1.15, 1.3, 1.5)
 MAX_CLOSE_UP_PARTS = 8
 CLOSE_UP_PITCH = (1.1, 2.6)
 CLOSE_UP_REACH = 0.6  # x the large die's side: unsure dice this near its centre are its pips
+# With a profile: room around its zones (x the shorter side, when it gives no die size); how
+# near (Lab distance) a pixel must be to one of its dice colours to be of a die (shading
+# across a tray changes a die's lightness by up to about a fifth), and the share of an unsure
+# die's body that must be (the rest: pips, a side face in shade).
+DEFAULT_ZONE_MARGIN = 0.1
+DIE_COLOUR_MATCH = 40.0
+DIE_COLOUR_SHARE = 0.3
 
 
 def straighten(
@@ -353,13 +360,16 @@ def _opinions(
     return replace(mine, reason=mine.reason or reason, confidence=min(0.3, sure))
 
 
-def _scaled(die: Die, scale: float) -> Die:
-    if scale == 1.0:
+def _placed(die: Die, scale: float, offset: tuple[int, int]) -> Die:
+    """A die read at the working size, in the input image's pixels (``offset``: where the
+    part that was read begins in it)."""
+    if scale == 1.0 and offset == (0, 0):
         return die
+    ox, oy = offset
     return replace(
         die,
-        center=(die.center[0] / scale, die.center[1] / scale),
-        corners=tuple((x / scale, y / scale) for x, y in die.corners),
+        center=(die.center[0] / scale + ox, die.center[1] / scale + oy),
+        corners=tuple((x / scale + ox, y / scale + oy) for x, y in die.corners),
     )
 
 
@@ -374,13 +384,23 @@ class Scene:
     candidates: list[Candidate]
     polarity: str | None  # the profile's pip polarity, if any
     sized: bool = True  # False: no die body gave the die size; ``side`` is a guess
+    offset: tuple[int, int] = (0, 0)  # where ``work`` begins in the input (zones crop it)
+    floor: np.ndarray | None = None  # the empty tray at the working size, if known
 
 
 def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
-    """Normalise an image, bring it to the working size and find its die candidates."""
+    """Normalise an image, bring it to the working size and find its die candidates.
+
+    A profile's zones limit the work to the part of the image around them, and its empty
+    tray replaces the modelled floor."""
     bgr = as_bgr(image)
+    background = _background(profile, bgr.shape[:2])
+    x0, y0, x1, y1 = _zone_box(profile, bgr.shape[:2])
+    bgr = bgr[y0:y1, x0:x1]
+    if background is not None:
+        background = background[y0:y1, x0:x1]
     h, w = bgr.shape[:2]
-    side = profile.die_side if profile and profile.die_side else quick_die_side(bgr)
+    side = profile.die_side if profile and profile.die_side else quick_die_side(bgr, background)
     # Work at a size where a die is about WORK_DIE_SIDE pixels (never enlarged): the same
     # pixel sizes then fit every camera, and large images cost no more than small ones.
     scale = min(1.0, MAX_WORKING_SIDE / max(h, w))
@@ -388,13 +408,51 @@ def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
         scale = min(scale, WORK_DIE_SIDE / side)
     scale = max(scale, MIN_WORKING_SIDE / max(h, w), 1e-3)
     scale = min(scale, 1.0)
-    work = bgr if scale == 1.0 else cv2.resize(
-        bgr, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    work, floor = (
+        im if im is None or scale == 1.0 else cv2.resize(im, size, interpolation=cv2.INTER_AREA)
+        for im in (bgr, background)
     )
     side_hint = side * scale if side is not None else None
-    candidates, side_found, mask = find_candidates(work, side_hint)
+    candidates, side_found, mask = find_candidates(work, side_hint, floor)
     return Scene(work, scale, side_found, mask, candidates,
-                 profile.pip_polarity if profile else None, sized=side is not None)
+                 profile.pip_polarity if profile else None, sized=side is not None,
+                 offset=(x0, y0), floor=floor)
+
+
+def _background(profile: Profile | None, shape: tuple[int, int]) -> np.ndarray | None:
+    """The profile's empty tray (BGR), which must be of the image's size."""
+    background = profile.background_image() if profile else None
+    if background is not None and background.shape[:2] != tuple(shape):
+        raise ValueError(
+            f"the profile's empty tray is {background.shape[1]}x{background.shape[0]} px, "
+            f"the image {shape[1]}x{shape[0]}: calibrate again for this camera")
+    return background
+
+
+def _zone_box(profile: Profile | None, shape: tuple[int, int]) -> tuple[int, int, int, int]:
+    """The part of the image (x0, y0, x1, y1) to read: around the profile's zones, with room
+    for a die lying across their edge; the whole image without zones."""
+    h, w = shape
+    if not profile or not profile.zones:
+        return 0, 0, w, h
+    points = np.array([p for zone in profile.zones for p in zone], dtype=np.float64)
+    margin = profile.die_side or DEFAULT_ZONE_MARGIN * min(h, w)
+    (x0, y0), (x1, y1) = points.min(axis=0) - margin, points.max(axis=0) + margin
+    x0, y0 = max(0, math.floor(x0)), max(0, math.floor(y0))
+    x1, y1 = min(w, math.ceil(x1)), min(h, math.ceil(y1))
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        raise ValueError("the profile's zones lie outside the image")
+    return x0, y0, x1, y1
+
+
+def in_zones(point: tuple[float, float], zones: list[list[tuple[float, float]]]) -> bool:
+    """Whether ``point`` lies in (or on the edge of) one of the ``zones`` polygons."""
+    return any(
+        cv2.pointPolygonTest(np.array(zone, dtype=np.float32).reshape(-1, 1, 2),
+                             (float(point[0]), float(point[1])), False) >= 0
+        for zone in zones
+    )
 
 
 def _size_seen_best(work: np.ndarray, candidates: list[Candidate], side: float) -> float:
@@ -433,7 +491,12 @@ def _read_already(cand: Candidate, found: list[_Found], side: float) -> bool:
 
 
 def read_dice(image: np.ndarray, profile: Profile | None = None) -> list[Die]:
-    """Every die in a BGR (or gray / BGRA) image of the tray, read or marked unsure."""
+    """Every die in a BGR (or gray / BGRA) image of the tray, read or marked unsure.
+
+    With a profile: its die size and pip polarity are taken as known, dice outside its zones
+    are left out (and the image around them is not read), its empty tray replaces the
+    modelled floor, and an unsure "die" whose body matches none of its dice colours (a hand,
+    a coaster) is no die."""
     scene = prepare(image, profile)
     kept = _read_scene(scene)
     if not scene.sized:
@@ -442,11 +505,38 @@ def read_dice(image: np.ndarray, profile: Profile | None = None) -> list[Die]:
         # read at it.
         trial = _size_seen_best(scene.work, scene.candidates, scene.side)
         if trial != scene.side:
-            candidates, side, mask = find_candidates(scene.work, trial)
+            candidates, side, mask = find_candidates(scene.work, trial, scene.floor)
             other = _read_scene(replace(scene, side=side, mask=mask, candidates=candidates))
             if _values(other) > _values(kept):
                 kept = other
-    return [_scaled(k.die, scene.scale) for k in kept]
+    if profile and profile.dice_colors:
+        kept = [k for k in kept if k.die.value is not None or _die_coloured(
+            scene.work, scene.mask, k.center, scene.side, profile.dice_colors)]
+    dice = [_placed(k.die, scene.scale, scene.offset) for k in kept]
+    if profile and profile.zones:
+        dice = [d for d in dice if in_zones(d.center, profile.zones)]
+    return dice
+
+
+def _die_coloured(
+    work: np.ndarray, mask: np.ndarray, center: tuple[float, float], side: float,
+    colours: list[tuple[float, float, float]],
+) -> bool:
+    """Whether at least DIE_COLOUR_SHARE of what stands out from the floor within a die's
+    square around ``center`` is within DIE_COLOUR_MATCH (Lab) of one of ``colours``: a die's
+    body, or two dice's, less their pips. Where nothing stands out (white dice on a white
+    floor), there is nothing to judge: it may be a die."""
+    h, w = mask.shape
+    r = max(1, round(side / 2))
+    cx, cy = round(center[0]), round(center[1])
+    x0, y0, x1, y1 = max(0, cx - r), max(0, cy - r), min(w, cx + r + 1), min(h, cy + r + 1)
+    body = mask[y0:y1, x0:x1] > 0
+    if not body.any():
+        return True
+    lab = cv2.cvtColor(work[y0:y1, x0:x1], cv2.COLOR_BGR2Lab)[body].astype(np.float32)
+    gaps = lab[:, None, :] - np.asarray(colours, np.float32)[None, :, :]
+    near = np.sqrt((gaps * gaps).sum(axis=2)).min(axis=1) <= DIE_COLOUR_MATCH
+    return float(near.mean()) >= DIE_COLOUR_SHARE
 
 
 def _values(found: list[_Found]) -> int:

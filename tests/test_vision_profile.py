@@ -1,0 +1,118 @@
+"""A calibration profile's zones, empty tray and dice colours, as `vision.read_dice` uses them."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+import vision
+import vision.pipeline as pipeline
+from vision.render import DieSpec, RenderedTray, TraySpec, random_tray, render_tray
+
+
+def _four_dice(seed: int) -> tuple[TraySpec, RenderedTray]:
+    rng = np.random.default_rng(seed)
+    dice = tuple(DieSpec(int(rng.integers(1, 7)), (110 + 140 * k, 130 + 200 * (k % 2)), 44,
+                         float(rng.uniform(0, 90))) for k in range(4))
+    spec = TraySpec(floor="grey", dice=dice)
+    return spec, render_tray(spec, seed)
+
+
+def _lab(bgr: tuple[int, int, int]) -> tuple[float, float, float]:
+    return tuple(float(v) for v in cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2Lab)[0, 0])
+
+
+def _spurious(readings: list[vision.Die], shot: RenderedTray) -> list[vision.Die]:
+    return [d for d in readings
+            if not any(math.dist(d.center, t.center) < 0.5 * t.side for t in shot.truth)]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_only_dice_in_the_zones_are_read_and_the_rest_of_the_image_is_not(
+    monkeypatch, seed: int
+) -> None:
+    _, shot = _four_dice(seed)
+    zone = [(40.0, 40.0), (330.0, 40.0), (330.0, 440.0), (40.0, 440.0)]  # the two on the left
+    read_parts = []  # the part of the image looked at: the zone, with a die's room around it
+    find = pipeline.find_candidates
+    monkeypatch.setattr(pipeline, "find_candidates",
+                        lambda image, *a: read_parts.append(image.shape) or find(image, *a))
+    zoned = vision.read_dice(shot.image, vision.Profile(zones=[zone]))
+    assert read_parts and all(h * w < 0.6 * 480 * 640 for h, w, _ in read_parts)
+    inside = [t for t in shot.truth if pipeline.in_zones(t.center, [zone])]
+    assert len(inside) == 2
+    assert sorted(d.value for d in zoned) == sorted(t.value for t in inside)
+    # The same dice, at the same places, as when the whole image is read.
+    whole = vision.read_dice(shot.image)
+    for die in zoned:
+        twin = min(whole, key=lambda d: math.dist(d.center, die.center))
+        assert twin.value == die.value and math.dist(twin.center, die.center) < 1.5
+
+
+def test_zones_outside_the_image_are_a_clear_error() -> None:
+    _, shot = _four_dice(0)
+    far = [(2000.0, 2000.0), (2100.0, 2000.0), (2100.0, 2100.0)]
+    with pytest.raises(ValueError, match="zones lie outside the image"):
+        vision.read_dice(shot.image, vision.Profile(zones=[far], die_side=40.0))
+
+
+def _stained(seed: int, tmp_path) -> tuple[np.ndarray, RenderedTray, str]:
+    """A tray with a die-sized stain and a burn mark on it, and its empty tray saved."""
+    spec, shot = _four_dice(seed)
+    image, empty = shot.image.copy(), render_tray(replace(spec, dice=()), seed).image
+    for im in (image, empty):
+        cv2.rectangle(im, (560, 40), (602, 82), (40, 50, 60), -1)
+        cv2.circle(im, (300, 420), 9, (30, 30, 30), -1)
+    path = tmp_path / f"empty{seed}.png"
+    cv2.imwrite(str(path), empty)
+    return image, shot, str(path)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_empty_tray_tells_marks_on_the_tray_from_dice(tmp_path, seed: int) -> None:
+    image, shot, empty = _stained(seed, tmp_path)
+    truth = sorted(t.value for t in shot.truth)
+    plain = vision.read_dice(image)
+    assert _spurious(plain, shot)  # the stain is taken for a die without the empty tray
+    with_tray = vision.read_dice(image, vision.Profile(background=empty))
+    assert not _spurious(with_tray, shot)
+    assert sorted(d.value for d in with_tray) == truth
+
+
+def test_an_empty_tray_of_another_size_is_a_clear_error(tmp_path) -> None:
+    image, _, _ = _stained(0, tmp_path)
+    small = tmp_path / "small.png"
+    cv2.imwrite(str(small), np.full((240, 320, 3), 120, np.uint8))
+    with pytest.raises(ValueError, match="empty tray is 320x240 px, the image 640x480"):
+        vision.read_dice(image, vision.Profile(background=str(small)))
+
+
+@pytest.mark.parametrize("seed", [502, 503])
+def test_an_unsure_die_of_no_dice_colour_is_no_die(seed: int) -> None:
+    # A hand over the tray leaves an unsure "die" on its fingers; the dice's colours tell it
+    # apart. Real dice keep their values.
+    spec = random_tray(np.random.default_rng(seed), 4, hand=True)
+    shot = render_tray(spec, seed)
+    assert _spurious(vision.read_dice(shot.image), shot)
+    profile = vision.Profile(dice_colors=sorted({_lab(d.body_bgr) for d in spec.dice}))
+    coloured = vision.read_dice(shot.image, profile)
+    assert not _spurious(coloured, shot)
+    assert sorted(d.value for d in coloured) == sorted(t.value for t in shot.truth)
+
+
+def test_an_unsure_die_of_a_dice_colour_stays() -> None:
+    # A die leaning on another is reported unsure; its colour is a die's, so it stays.
+    spec = random_tray(np.random.default_rng(5001), 4, cocked=1)
+    shot = render_tray(spec, 5001)
+    profile = vision.Profile(dice_colors=sorted({_lab(d.body_bgr) for d in spec.dice}))
+    unsure = [d for d in vision.read_dice(shot.image) if d.value is None]
+    assert unsure
+    kept = [d for d in vision.read_dice(shot.image, profile) if d.value is None]
+    assert [d.center for d in kept] == [d.center for d in unsure]
+    # ... and would not with other colours only.
+    other = vision.Profile(dice_colors=[(128.0, 60.0, 200.0)])
+    assert not [d for d in vision.read_dice(shot.image, other) if d.value is None]
