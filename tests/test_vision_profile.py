@@ -116,3 +116,30 @@ def test_an_unsure_die_of_a_dice_colour_stays() -> None:
     # ... and would not with other colours only.
     other = vision.Profile(dice_colors=[(128.0, 60.0, 200.0)])
     assert not [d for d in vision.read_dice(shot.image, other) if d.value is None]
+
+
+def test_read_with_a_profile_whose_empty_tray_is_missing_says_so(tmp_path, capsys) -> None:
+    from firmware_host.cli import main
+
+    image, _, _ = _stained(0, tmp_path)
+    cv2.imwrite(str(tmp_path / "tray.png"), image)
+    vision.Profile(background="gone.png").save(tmp_path / "p.json")
+    assert main(["read", str(tmp_path / "tray.png"), "--profile", str(tmp_path / "p.json")]) == 2
+    err = capsys.readouterr().err
+    assert "p.json" in err and "gone.png" in err
+
+
+def test_read_reports_an_image_its_profile_does_not_fit_and_goes_on(tmp_path, capsys) -> None:
+    import json
+
+    from firmware_host.cli import main
+
+    image, _, empty = _stained(0, tmp_path)
+    cv2.imwrite(str(tmp_path / "tray.png"), image)
+    cv2.imwrite(str(tmp_path / "half.png"), cv2.resize(image, (320, 240)))
+    vision.Profile(background=empty).save(tmp_path / "p.json")
+    paths = [str(tmp_path / "half.png"), str(tmp_path / "tray.png")]
+    assert main(["read", *paths, "--profile", str(tmp_path / "p.json"), "--json"]) == 1
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert lines[0]["image"] == paths[0] and "640x480 px, the image 320x240" in lines[0]["error"]
+    assert lines[1]["image"] == paths[1] and len(lines[1]["dice"]) == 4

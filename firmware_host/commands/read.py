@@ -44,8 +44,9 @@ def run(args: argparse.Namespace) -> int:
     if args.profile:
         try:
             profile = Profile.load(args.profile)
-        except ValueError as exc:
-            print(f"dicetower read: {exc}", file=sys.stderr)
+            profile.background_image()  # a missing empty tray is told now, not per image
+        except ValueError as exc:  # an ImageError too
+            print(f"dicetower read: {args.profile}: {exc}", file=sys.stderr)
             return 2
     out_dir = Path(args.annotate) if args.annotate else None
     if out_dir:
@@ -54,6 +55,12 @@ def run(args: argparse.Namespace) -> int:
     for path in args.images:
         try:
             image = load_image(path)
+            start = time.perf_counter()
+            try:
+                dice = read_dice(image, profile)
+            except ValueError as exc:  # a profile that does not fit this camera's images
+                raise ImageError(f"{path}: {exc}") from exc
+            ms = (time.perf_counter() - start) * 1000.0
         except ImageError as exc:
             failed += 1
             if args.json:
@@ -61,9 +68,6 @@ def run(args: argparse.Namespace) -> int:
             else:
                 print(f"dicetower read: {exc}", file=sys.stderr)
             continue
-        start = time.perf_counter()
-        dice = read_dice(image, profile)
-        ms = (time.perf_counter() - start) * 1000.0
         if args.json:
             line = {"image": path, "dice": [_die_json(d) for d in dice], "ms": round(ms, 2)}
             print(json.dumps(line), flush=True)
