@@ -41,9 +41,10 @@ def test_only_dice_in_the_zones_are_read_and_the_rest_of_the_image_is_not(
     find = pipeline.find_candidates
     monkeypatch.setattr(pipeline, "find_candidates",
                         lambda image, *a: read_parts.append(image.shape) or find(image, *a))
-    zoned = vision.read_dice(shot.image, vision.Profile(zones=[zone]))
+    profile = vision.Profile(zones=[zone])
+    zoned = vision.read_dice(shot.image, profile)
     assert read_parts and all(h * w < 0.6 * 480 * 640 for h, w, _ in read_parts)
-    inside = [t for t in shot.truth if pipeline.in_zones(t.center, [zone])]
+    inside = [t for t in shot.truth if profile.in_zones(t.center)]
     assert len(inside) == 2
     assert sorted(d.value for d in zoned) == sorted(t.value for t in inside)
     # The same dice, at the same places, as when the whole image is read.
@@ -143,3 +144,14 @@ def test_read_reports_an_image_its_profile_does_not_fit_and_goes_on(tmp_path, ca
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert lines[0]["image"] == paths[0] and "640x480 px, the image 320x240" in lines[0]["error"]
     assert lines[1]["image"] == paths[1] and len(lines[1]["dice"]) == 4
+
+
+def test_a_profile_knows_its_zones_and_the_part_of_the_image_around_them() -> None:
+    triangle = [(100.0, 100.0), (300.0, 100.0), (100.0, 300.0)]
+    profile = vision.Profile(zones=[triangle], die_side=40.0)
+    assert profile.in_zones((150.0, 150.0)) and profile.in_zones((200.0, 100.0))  # on an edge
+    assert not profile.in_zones((250.0, 250.0))  # inside the box, outside the triangle
+    assert profile.zone_box((480, 640)) == (60, 60, 340, 340)  # a die's side around it
+    assert profile.zone_box((200, 200)) == (60, 60, 200, 200)  # clipped to the image
+    assert vision.Profile().in_zones((-5.0, 1e6))  # no zones: anywhere
+    assert vision.Profile().zone_box((480, 640)) == (0, 0, 640, 480)

@@ -67,11 +67,9 @@ TRIAL_SIDES = (0.6, 0.75, 0.9, 1.0, 1.15, 1.3, 1.5)
 MAX_CLOSE_UP_PARTS = 8
 CLOSE_UP_PITCH = (1.1, 2.6)
 CLOSE_UP_REACH = 0.6  # x the large die's side: unsure dice this near its centre are its pips
-# With a profile: room around its zones (x the shorter side, when it gives no die size); how
-# near (Lab distance) a pixel must be to one of its dice colours to be of a die (shading
-# across a tray changes a die's lightness by up to about a fifth), and the share of an unsure
-# die's body that must be (the rest: pips, a side face in shade).
-DEFAULT_ZONE_MARGIN = 0.1
+# With a profile: how near (Lab distance) a pixel must be to one of its dice colours to be of
+# a die (shading across a tray changes a die's lightness by up to about a fifth), and the share
+# of an unsure die's body that must be (the rest: pips, a side face in shade).
 DIE_COLOUR_MATCH = 40.0
 DIE_COLOUR_SHARE = 0.3
 
@@ -394,8 +392,8 @@ def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
     A profile's zones limit the work to the part of the image around them, and its empty
     tray replaces the modelled floor."""
     bgr = as_bgr(image)
-    background = _background(profile, bgr.shape[:2])
-    x0, y0, x1, y1 = _zone_box(profile, bgr.shape[:2])
+    background = profile.empty_tray(bgr.shape[:2]) if profile else None
+    x0, y0, x1, y1 = profile.zone_box(bgr.shape[:2]) if profile else (0, 0, *bgr.shape[1::-1])
     bgr = bgr[y0:y1, x0:x1]
     if background is not None:
         background = background[y0:y1, x0:x1]
@@ -418,41 +416,6 @@ def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
     return Scene(work, scale, side_found, mask, candidates,
                  profile.pip_polarity if profile else None, sized=side is not None,
                  offset=(x0, y0), floor=floor)
-
-
-def _background(profile: Profile | None, shape: tuple[int, int]) -> np.ndarray | None:
-    """The profile's empty tray (BGR), which must be of the image's size."""
-    background = profile.background_image() if profile else None
-    if background is not None and background.shape[:2] != tuple(shape):
-        raise ValueError(
-            f"the profile's empty tray is {background.shape[1]}x{background.shape[0]} px, "
-            f"the image {shape[1]}x{shape[0]}: calibrate again for this camera")
-    return background
-
-
-def _zone_box(profile: Profile | None, shape: tuple[int, int]) -> tuple[int, int, int, int]:
-    """The part of the image (x0, y0, x1, y1) to read: around the profile's zones, with room
-    for a die lying across their edge; the whole image without zones."""
-    h, w = shape
-    if not profile or not profile.zones:
-        return 0, 0, w, h
-    points = np.array([p for zone in profile.zones for p in zone], dtype=np.float64)
-    margin = profile.die_side or DEFAULT_ZONE_MARGIN * min(h, w)
-    (x0, y0), (x1, y1) = points.min(axis=0) - margin, points.max(axis=0) + margin
-    x0, y0 = max(0, math.floor(x0)), max(0, math.floor(y0))
-    x1, y1 = min(w, math.ceil(x1)), min(h, math.ceil(y1))
-    if x1 - x0 < 8 or y1 - y0 < 8:
-        raise ValueError("the profile's zones lie outside the image")
-    return x0, y0, x1, y1
-
-
-def in_zones(point: tuple[float, float], zones: list[list[tuple[float, float]]]) -> bool:
-    """Whether ``point`` lies in (or on the edge of) one of the ``zones`` polygons."""
-    return any(
-        cv2.pointPolygonTest(np.array(zone, dtype=np.float32).reshape(-1, 1, 2),
-                             (float(point[0]), float(point[1])), False) >= 0
-        for zone in zones
-    )
 
 
 def _size_seen_best(work: np.ndarray, candidates: list[Candidate], side: float) -> float:
@@ -514,7 +477,7 @@ def read_dice(image: np.ndarray, profile: Profile | None = None) -> list[Die]:
             scene.work, scene.mask, k.center, scene.side, profile.dice_colors)]
     dice = [_placed(k.die, scene.scale, scene.offset) for k in kept]
     if profile and profile.zones:
-        dice = [d for d in dice if in_zones(d.center, profile.zones)]
+        dice = [d for d in dice if profile.in_zones(d.center)]
     return dice
 
 

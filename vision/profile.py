@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 POLARITIES = ("dark", "light")
+# Room read around the zones, as a fraction of the image's shorter side, when the profile
+# gives no die size (with one, a die's side: a die lying across a zone's edge is whole).
+ZONE_MARGIN = 0.1
 
 
 @dataclass
@@ -45,6 +50,39 @@ class Profile:
 
             self._background_image = load_image(self.background)
         return self._background_image
+
+    def empty_tray(self, shape: tuple[int, int]) -> np.ndarray | None:
+        """The empty-tray image for images of ``shape`` (h, w), or None without one; a
+        ValueError if it is of another size."""
+        tray = self.background_image()
+        if tray is not None and tray.shape[:2] != tuple(shape):
+            raise ValueError(
+                f"the profile's empty tray is {tray.shape[1]}x{tray.shape[0]} px, the image "
+                f"{shape[1]}x{shape[0]}: calibrate again for this camera")
+        return tray
+
+    def zone_box(self, shape: tuple[int, int]) -> tuple[int, int, int, int]:
+        """The part (x0, y0, x1, y1) of an image of ``shape`` (h, w) worth reading: around the
+        zones, with room for a die lying across their edge; the whole image without zones."""
+        h, w = shape
+        if not self.zones:
+            return 0, 0, w, h
+        points = np.array([p for zone in self.zones for p in zone], dtype=np.float64)
+        margin = self.die_side or ZONE_MARGIN * min(h, w)
+        (x0, y0), (x1, y1) = points.min(axis=0) - margin, points.max(axis=0) + margin
+        x0, y0 = max(0, math.floor(x0)), max(0, math.floor(y0))
+        x1, y1 = min(w, math.ceil(x1)), min(h, math.ceil(y1))
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            raise ValueError("the profile's zones lie outside the image")
+        return x0, y0, x1, y1
+
+    def in_zones(self, point: tuple[float, float]) -> bool:
+        """Whether ``point`` lies in (or on the edge of) a zone; anywhere, without zones."""
+        return not self.zones or any(
+            cv2.pointPolygonTest(np.array(zone, dtype=np.float32).reshape(-1, 1, 2),
+                                 (float(point[0]), float(point[1])), False) >= 0
+            for zone in self.zones
+        )
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
