@@ -155,3 +155,15 @@ def test_a_profile_knows_its_zones_and_the_part_of_the_image_around_them() -> No
     assert profile.zone_box((200, 200)) == (60, 60, 200, 200)  # clipped to the image
     assert vision.Profile().in_zones((-5.0, 1e6))  # no zones: anywhere
     assert vision.Profile().zone_box((480, 640)) == (0, 0, 640, 480)
+
+
+def test_the_empty_tray_is_prepared_once_for_every_frame_alike(tmp_path) -> None:
+    _, _, empty = _stained(0, tmp_path)
+    profile = vision.Profile(background=empty)
+    floor = profile.floor((480, 640), (0, 0, 640, 480), (320, 240))
+    assert floor.shape == (240, 320, 3)
+    assert profile.floor((480, 640), (0, 0, 640, 480), (320, 240)) is floor  # the next frame
+    part = profile.floor((480, 640), (100, 50, 300, 250), (200, 200))
+    lab = cv2.cvtColor(cv2.imread(empty), cv2.COLOR_BGR2Lab)
+    assert np.array_equal(part, lab[50:250, 100:300])  # cut, not reduced: already that size
+    assert vision.Profile().floor((480, 640), (0, 0, 640, 480), (320, 240)) is None

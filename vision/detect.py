@@ -320,18 +320,17 @@ def quick_die_side(image: np.ndarray, background: np.ndarray | None = None) -> f
 
 
 def find_candidates(
-    image: np.ndarray, side_hint: float | None = None, background: np.ndarray | None = None
+    image: np.ndarray, side_hint: float | None = None, floor: np.ndarray | None = None
 ) -> tuple[list[Candidate], float, np.ndarray]:
-    """Die candidates in a BGR image, the die side used, and the foreground mask;
-    ``background``: the empty tray (BGR, the image's size), if known.
+    """Die candidates in a BGR image, the die side used, and the foreground mask; ``floor``:
+    the empty tray (Lab, the image's size), if known.
 
     Candidates may overlap (a die found both as a region and as a pip cluster); the reader
     keeps one reading per die.
     """
     h, w = image.shape[:2]
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
-    mask = foreground(lab, None if background is None else cv2.cvtColor(background,
-                                                                         cv2.COLOR_BGR2Lab))
+    mask = foreground(lab, floor)
     count, labels, stats, _ = components(mask, 8)
     short = min(h, w)
     min_area = (SIDE_RANGE[0] * short) ** 2 * 0.35

@@ -383,7 +383,7 @@ class Scene:
     polarity: str | None  # the profile's pip polarity, if any
     sized: bool = True  # False: no die body gave the die size; ``side`` is a guess
     offset: tuple[int, int] = (0, 0)  # where ``work`` begins in the input (zones crop it)
-    floor: np.ndarray | None = None  # the empty tray at the working size, if known
+    floor: np.ndarray | None = None  # the empty tray at the working size (Lab), if known
 
 
 def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
@@ -392,13 +392,16 @@ def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
     A profile's zones limit the work to the part of the image around them, and its empty
     tray replaces the modelled floor."""
     bgr = as_bgr(image)
-    background = profile.empty_tray(bgr.shape[:2]) if profile else None
-    x0, y0, x1, y1 = profile.zone_box(bgr.shape[:2]) if profile else (0, 0, *bgr.shape[1::-1])
+    shape = bgr.shape[:2]
+    box = profile.zone_box(shape) if profile else (0, 0, shape[1], shape[0])
+    x0, y0, x1, y1 = box
     bgr = bgr[y0:y1, x0:x1]
-    if background is not None:
-        background = background[y0:y1, x0:x1]
     h, w = bgr.shape[:2]
-    side = profile.die_side if profile and profile.die_side else quick_die_side(bgr, background)
+    if profile and profile.die_side:
+        side = profile.die_side
+    else:
+        tray = profile.empty_tray(shape) if profile else None
+        side = quick_die_side(bgr, None if tray is None else tray[y0:y1, x0:x1])
     # Work at a size where a die is about WORK_DIE_SIDE pixels (never enlarged): the same
     # pixel sizes then fit every camera, and large images cost no more than small ones.
     scale = min(1.0, MAX_WORKING_SIDE / max(h, w))
@@ -407,10 +410,8 @@ def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
     scale = max(scale, MIN_WORKING_SIDE / max(h, w), 1e-3)
     scale = min(scale, 1.0)
     size = (max(1, round(w * scale)), max(1, round(h * scale)))
-    work, floor = (
-        im if im is None or scale == 1.0 else cv2.resize(im, size, interpolation=cv2.INTER_AREA)
-        for im in (bgr, background)
-    )
+    work = bgr if scale == 1.0 else cv2.resize(bgr, size, interpolation=cv2.INTER_AREA)
+    floor = profile.floor(shape, box, size) if profile else None
     side_hint = side * scale if side is not None else None
     candidates, side_found, mask = find_candidates(work, side_hint, floor)
     return Scene(work, scale, side_found, mask, candidates,

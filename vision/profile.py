@@ -40,6 +40,7 @@ class Profile:
         if self.die_side is not None and not self.die_side > 0:
             raise ValueError("die_side must be a positive number of pixels")
         self._background_image: np.ndarray | None = None
+        self._floors: dict[tuple, np.ndarray] = {}
 
     def background_image(self) -> np.ndarray | None:
         """The empty-tray image (BGR), or None when the profile has none."""
@@ -60,6 +61,24 @@ class Profile:
                 f"the profile's empty tray is {tray.shape[1]}x{tray.shape[0]} px, the image "
                 f"{shape[1]}x{shape[0]}: calibrate again for this camera")
         return tray
+
+    def floor(
+        self, shape: tuple[int, int], box: tuple[int, int, int, int], size: tuple[int, int]
+    ) -> np.ndarray | None:
+        """The empty tray as the pipeline compares frames of ``shape`` (h, w) with it: cut to
+        ``box`` (x0, y0, x1, y1), reduced to ``size`` (w, h) and in Lab; or None without one.
+        Kept for the next frame: the tray does not change between frames."""
+        tray = self.empty_tray(shape)
+        if tray is None:
+            return None
+        key = (self.background, tuple(shape), tuple(box), tuple(size))
+        if key not in self._floors:
+            x0, y0, x1, y1 = box
+            part = tray[y0:y1, x0:x1]
+            if part.shape[1::-1] != tuple(size):
+                part = cv2.resize(part, size, interpolation=cv2.INTER_AREA)
+            self._floors = {key: cv2.cvtColor(part, cv2.COLOR_BGR2Lab)}
+        return self._floors[key]
 
     def zone_box(self, shape: tuple[int, int]) -> tuple[int, int, int, int]:
         """The part (x0, y0, x1, y1) of an image of ``shape`` (h, w) worth reading: around the
