@@ -301,19 +301,21 @@ def _centre(group: list[tuple[float, float]]) -> tuple[float, float]:
     return (float(xs.mean()), float(ys.mean()))
 
 
-def quick_die_side(image: np.ndarray, background: np.ndarray | None = None) -> float | None:
+def quick_size(shape: tuple[int, int]) -> tuple[int, int]:
+    """The reduced size (w, h) at which `quick_die_side` looks at an image of ``shape``."""
+    h, w = shape
+    factor = min(1.0, QUICK_SIDE / max(h, w))
+    return max(1, round(w * factor)), max(1, round(h * factor))
+
+
+def quick_die_side(image: np.ndarray, floor: np.ndarray | None = None) -> float | None:
     """Typical die side of a BGR image, from its foreground at a reduced size (fast);
-    ``background``: the empty tray (BGR, the image's size), if known."""
+    ``floor``: the empty tray at that size (Lab, `quick_size`), if known."""
     h, w = image.shape[:2]
     factor = min(1.0, QUICK_SIDE / max(h, w))
-    size = (max(1, round(w * factor)), max(1, round(h * factor)))
-    small, floor = (
-        None if im is None else im if factor == 1.0 else cv2.resize(
-            im, size, interpolation=cv2.INTER_AREA)
-        for im in (image, background)
-    )
-    mask = foreground(cv2.cvtColor(small, cv2.COLOR_BGR2Lab),
-                      None if floor is None else cv2.cvtColor(floor, cv2.COLOR_BGR2Lab))
+    small = image if factor == 1.0 else cv2.resize(image, quick_size((h, w)),
+                                                   interpolation=cv2.INTER_AREA)
+    mask = foreground(cv2.cvtColor(small, cv2.COLOR_BGR2Lab), floor)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     side = estimate_side(list(contours), small.shape[:2])
     return None if side is None else side / factor

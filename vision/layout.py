@@ -48,17 +48,13 @@ def pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
     return np.triu_indices(n, 1)
 
 
-def grid_angle(points: np.ndarray) -> float:
+def _grid_angle(pts: list[tuple[float, float]]) -> float:
     """Grid rotation (mod 45 degrees) from the directions between pips.
 
     Pairs on a face are along the grid axes or its diagonals, so 8 x their angle is the same
-    for all of them; the weighted mean of that vector gives the rotation.
+    for all of them; the weighted mean of that vector gives the rotation. Plain floats: on six
+    points or fewer, numpy's per-call cost outweighs the arithmetic.
     """
-    return _grid_angle([(float(x), float(y)) for x, y in points])
-
-
-def _grid_angle(pts: list[tuple[float, float]]) -> float:
-    # Plain floats: on six points or fewer, numpy's per-call cost outweighs the arithmetic.
     vx = vy = 0.0
     for k, (xi, yi) in enumerate(pts):
         for xj, yj in pts[k + 1 :]:

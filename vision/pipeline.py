@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from vision.detect import MIN_THRESHOLD, Candidate, find_candidates, quick_die_side
+from vision.detect import MIN_THRESHOLD, Candidate, find_candidates, quick_die_side, quick_size
 from vision.face import FaceReading, read_face
 from vision.face_net import default_net
 from vision.image_io import as_bgr
@@ -400,8 +400,8 @@ def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
     if profile and profile.die_side:
         side = profile.die_side
     else:
-        tray = profile.empty_tray(shape) if profile else None
-        side = quick_die_side(bgr, None if tray is None else tray[y0:y1, x0:x1])
+        side = quick_die_side(bgr, profile.floor(shape, box, quick_size((h, w)))
+                              if profile else None)
     # Work at a size where a die is about WORK_DIE_SIDE pixels (never enlarged): the same
     # pixel sizes then fit every camera, and large images cost no more than small ones.
     scale = min(1.0, MAX_WORKING_SIDE / max(h, w))
@@ -566,11 +566,12 @@ def _read_resized(
     a three fill the patch as a two)."""
     trials = _views(work, [(cand, view.side * f) for f in RESIZE_TRIALS])
     # The network bounds what each trial can read: no value of enough pips, none at all.
-    if not any(max(possible_values(t.probs), default=0) >= MIN_RESIZED_VALUE for t in trials):
+    possible = [possible_values(t.probs) for t in trials]
+    if not any(max(values, default=0) >= MIN_RESIZED_VALUE for values in possible):
         return None
     first: _Found | None = None
-    for trial in trials:
-        if not possible_values(trial.probs):
+    for trial, values in zip(trials, possible, strict=True):
+        if not values:
             continue
         found = _read_candidate(work, mask, cand, side, polarity, trial)
         if found is None or found.die.value is None:

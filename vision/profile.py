@@ -16,6 +16,7 @@ POLARITIES = ("dark", "light")
 # Room read around the zones, as a fraction of the image's shorter side, when the profile
 # gives no die size (with one, a die's side: a die lying across a zone's edge is whole).
 ZONE_MARGIN = 0.1
+MAX_FLOORS = 4  # empty trays kept prepared: a frame needs two (die-size pass, working size)
 
 
 @dataclass
@@ -67,7 +68,8 @@ class Profile:
     ) -> np.ndarray | None:
         """The empty tray as the pipeline compares frames of ``shape`` (h, w) with it: cut to
         ``box`` (x0, y0, x1, y1), reduced to ``size`` (w, h) and in Lab; or None without one.
-        Kept for the next frame: the tray does not change between frames."""
+        Kept for the next frames (the tray does not change between them), for the few
+        geometries a frame is looked at in."""
         tray = self.empty_tray(shape)
         if tray is None:
             return None
@@ -77,7 +79,9 @@ class Profile:
             part = tray[y0:y1, x0:x1]
             if part.shape[1::-1] != tuple(size):
                 part = cv2.resize(part, size, interpolation=cv2.INTER_AREA)
-            self._floors = {key: cv2.cvtColor(part, cv2.COLOR_BGR2Lab)}
+            if len(self._floors) >= MAX_FLOORS:  # another camera geometry: start afresh
+                self._floors.clear()
+            self._floors[key] = cv2.cvtColor(part, cv2.COLOR_BGR2Lab)
         return self._floors[key]
 
     def zone_box(self, shape: tuple[int, int]) -> tuple[int, int, int, int]:
