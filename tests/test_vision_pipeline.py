@@ -736,3 +736,29 @@ def test_the_floor_noise_median_is_numpys() -> None:
         n = int(rng.integers(1, 3000))
         values = rng.integers(0, int(rng.integers(1, 257)), n).astype(np.uint8)
         assert _median_u8(values) == float(np.median(values))
+
+
+def test_the_floor_in_shade_is_told_from_a_die() -> None:
+    from vision.detect import SHADOW_CHROMA, SHADOW_RANGE, _shadow
+
+    floor = np.full((1, 4, 3), (160, 140, 150), np.uint8)
+    lab = np.array([[(112, 136, 143),    # the floor's hue at 70 % of its lightness: shade
+                     (112, 100, 143),    # as dark, another hue: a die
+                     (40, 131, 133),     # a quarter of its lightness: a dark die
+                     (158, 140, 150)]],  # hardly darker: no shade
+                   np.uint8)
+    assert _shadow(lab, floor, np.arange(4)).tolist() == [True, False, False, False]
+    # The same rule, written out, on random pixels: the tabulated lightness ratios are exact.
+    rng = np.random.default_rng(5)
+    floor = rng.integers(0, 256, (100, 100, 3)).astype(np.float64)
+    darker = rng.uniform(0.3, 1.1, (100, 100, 1))  # around both ends of the shade's range
+    lab = np.concatenate([darker * (floor[..., :1] + 1) - 1,
+                          128 + darker * (floor[..., 1:] - 128) + rng.normal(0, 5, (100, 100, 2))],
+                         axis=2)
+    lab, floor = (np.clip(np.round(x), 0, 255).astype(np.uint8) for x in (lab, floor))
+    pix, ground = lab.reshape(-1, 3).astype(np.float32), floor.reshape(-1, 3).astype(np.float32)
+    ratio = (pix[:, 0] + 1) / (ground[:, 0] + 1)
+    hue = np.abs(pix[:, 1:] - 128 - ratio[:, None] * (ground[:, 1:] - 128)).sum(axis=1)
+    expected = (ratio >= SHADOW_RANGE[0]) & (ratio <= SHADOW_RANGE[1]) & (hue < SHADOW_CHROMA)
+    assert 1000 < expected.sum() < 9000
+    assert np.array_equal(_shadow(lab, floor, np.arange(lab.size // 3)), expected)
