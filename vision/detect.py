@@ -313,19 +313,23 @@ def _centre(group: list[tuple[float, float]]) -> tuple[float, float]:
     return (float(xs.mean()), float(ys.mean()))
 
 
+def _quick_factor(shape: tuple[int, ...]) -> float:
+    """How much `quick_die_side` reduces an image of ``shape`` (h, w, ...)."""
+    return min(1.0, QUICK_SIDE / max(shape[0], shape[1]))
+
+
 def quick_size(shape: tuple[int, int]) -> tuple[int, int]:
     """The reduced size (w, h) at which `quick_die_side` looks at an image of ``shape``."""
     h, w = shape
-    factor = min(1.0, QUICK_SIDE / max(h, w))
+    factor = _quick_factor(shape)
     return max(1, round(w * factor)), max(1, round(h * factor))
 
 
 def quick_die_side(image: np.ndarray, floor: np.ndarray | None = None) -> float | None:
     """Typical die side of a BGR image, from its foreground at a reduced size (fast);
     ``floor``: the empty tray at that size (Lab, `quick_size`), if known."""
-    h, w = image.shape[:2]
-    factor = min(1.0, QUICK_SIDE / max(h, w))
-    small = image if factor == 1.0 else cv2.resize(image, quick_size((h, w)),
+    factor = _quick_factor(image.shape)
+    small = image if factor == 1.0 else cv2.resize(image, quick_size(image.shape[:2]),
                                                    interpolation=cv2.INTER_AREA)
     mask = foreground(cv2.cvtColor(small, cv2.COLOR_BGR2Lab), floor)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)

@@ -41,7 +41,7 @@ class Profile:
         if self.die_side is not None and not self.die_side > 0:
             raise ValueError("die_side must be a positive number of pixels")
         self._background_image: np.ndarray | None = None
-        self._floors: dict[tuple, np.ndarray] = {}
+        self._floors: dict[tuple, np.ndarray] = {}  # of the empty tray loaded, by geometry
 
     def background_image(self) -> np.ndarray | None:
         """The empty-tray image (BGR), or None when the profile has none."""
@@ -73,7 +73,7 @@ class Profile:
         tray = self.empty_tray(shape)
         if tray is None:
             return None
-        key = (self.background, tuple(shape), tuple(box), tuple(size))
+        key = (tuple(shape), tuple(box), tuple(size))
         if key not in self._floors:
             x0, y0, x1, y1 = box
             part = tray[y0:y1, x0:x1]
