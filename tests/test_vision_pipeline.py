@@ -13,7 +13,7 @@ import pytest
 import vision
 import vision.pipeline as pipeline
 from firmware_host.cli import main
-from vision.detect import Candidate
+from vision.detect import Candidate, Look
 from vision.face import FaceReading
 from vision.layout import FACES, fit_layout
 from vision.pips import PipReading, read_one, read_pip_colour, read_pips
@@ -209,7 +209,7 @@ def test_a_lone_pip_near_a_body_edge_is_a_one_only_if_the_network_is_sure(
     mask[50:150, 50:150] = 255  # a die body; the pip lies 8 px inside its edge
     cand = Candidate((58.0, 100.0), (40.0, 40.0), 0.0, False, "pips")
     view = pipeline._View(40.0, *pipeline.straighten(work, cand.center, 0.0, 40.0), net)
-    found = pipeline._read_candidate(work, mask, cand, 40.0, None, view)
+    found = pipeline._read_candidate(mask, cand, 40.0, None, view)
     assert (found is not None and found.die.value == 1) == kept
 
 
@@ -483,13 +483,13 @@ def test_read_without_json_prints_a_summary(tmp_path, capsys) -> None:
 
 
 def test_a_compact_region_of_two_dice_is_also_tried_as_two() -> None:
-    from vision.detect import find_candidates
+    from vision.detect import find_candidates, look_at
 
     # Two touching squares, offset so that together they still look like one (large) die.
     image = np.full((200, 200, 3), 110, np.uint8)
     image[50:80, 50:80] = 235
     image[65:95, 80:110] = 235
-    candidates, side, _ = find_candidates(image, side_hint=34.0)
+    candidates, side = find_candidates(look_at(image), side_hint=34.0)
     assert side == 34.0
     assert any(c.source == "body" for c in candidates)
     split = [c.center for c in candidates if c.source == "split"]
@@ -568,7 +568,7 @@ def test_the_die_size_is_the_one_the_network_sees_dice_best_at(monkeypatch) -> N
 
     net = SureAtOneSize()
 
-    def straighten(image, center, angle, side):
+    def straighten(image, center, angle, side, zoom=1.0):
         net.side = round(side, 6)
         return np.zeros((72, 72, 3), np.uint8), np.eye(2, 3)
 
@@ -576,9 +576,9 @@ def test_the_die_size_is_the_one_the_network_sees_dice_best_at(monkeypatch) -> N
     monkeypatch.setattr(pipeline, "straighten", straighten)
     monkeypatch.setattr(pipeline, "TRIAL_SIDES", (0.6, 1.0, 1.5))
     clusters = [Candidate((50.0, 50.0), (50.0, 50.0), 0.0, False, "pips")]
-    work = np.zeros((100, 100, 3), np.uint8)
-    assert pipeline._size_seen_best(work, clusters, 50.0) == 30.0
-    assert pipeline._size_seen_best(work, [], 50.0) == 50.0  # no pip cluster: as assumed
+    source = pipeline.Source(np.zeros((100, 100, 3), np.uint8), 1.0)
+    assert pipeline._size_seen_best(source, clusters, 50.0) == 30.0
+    assert pipeline._size_seen_best(source, [], 50.0) == 50.0  # no pip cluster: as assumed
 
 
 def test_the_pips_of_a_four_seed_a_candidate_at_its_centre() -> None:
@@ -614,6 +614,19 @@ def _found(cand: Candidate, value: int | None) -> pipeline._Found:
     return pipeline._Found(die, (0 if value else 1, -0.9), cand.center, cand)
 
 
+@pytest.mark.parametrize(("distance", "own_side", "same"), [
+    (31.0, 30.0, True),    # a die no larger than typical: 0.8 typical sides (32 px) reach
+    (33.0, 30.0, False),
+    (75.0, 100.0, True),   # a die of 100 px reaches 0.8 of its own side: its rim, its pips
+    (85.0, 100.0, False),
+])
+def test_a_reading_is_of_a_die_within_its_reach(
+    distance: float, own_side: float, same: bool
+) -> None:
+    die = _found(Candidate((200.0, 200.0), (own_side, own_side), 0.0, False, "body"), 4)
+    assert pipeline._same_die((200.0 + distance, 200.0), die, 40.0) is same
+
+
 @pytest.mark.parametrize(("parts_read", "expected"), [
     ((1, 2), [1, 2]),   # both parts read: two dice, the whole region's "two" is dropped
     ((None, None), [2]),  # no part reads: the region is one die, as read whole
@@ -625,11 +638,11 @@ def test_a_region_read_whole_and_split_is_two_dice_when_both_parts_read(
     parts = [Candidate((28.0, 50.0), (40.0, 40.0), 0.0, False, "split", region=0),
              Candidate((72.0, 50.0), (40.0, 40.0), 0.0, False, "split", region=0)]
     work = np.zeros((100, 100, 3), np.uint8)
-    scene = pipeline.Scene(work, 1.0, 40.0, np.zeros((100, 100), np.uint8), [whole, *parts],
-                           None)
+    look = Look(work, work, np.zeros((100, 100), np.uint8))
+    scene = pipeline.Scene(look, pipeline.Source(work, 1.0), 1.0, 40.0, [whole, *parts], None)
     values = {whole.center: 2, parts[0].center: parts_read[0], parts[1].center: parts_read[1]}
 
-    def read(work, mask, cand, side, polarity, view):
+    def read(mask, cand, side, polarity, view):
         return _found(cand, values[cand.center])
 
     class Net:
@@ -658,7 +671,7 @@ def test_an_unsure_die_is_read_again_at_other_sizes(
     cand = Candidate((50.0, 50.0), (40.0, 40.0), 0.0, False, "body")
     work = np.zeros((100, 100, 3), np.uint8)
 
-    def read(work, mask, cand, side, polarity, view):
+    def read(mask, cand, side, polarity, view):
         return _found(cand, by_factor.get(round(view.side / 40.0, 2)))
 
     class Net:
@@ -668,7 +681,8 @@ def test_an_unsure_die_is_read_again_at_other_sizes(
     monkeypatch.setattr(pipeline, "default_net", Net)
     monkeypatch.setattr(pipeline, "_read_candidate", read)
     view = pipeline._View(40.0, *pipeline.straighten(work, cand.center, 0.0, 40.0))
-    found = pipeline._read_resized(work, np.zeros((100, 100), np.uint8), cand, 40.0, None, view)
+    found = pipeline._read_resized(pipeline.Source(work, 1.0), np.zeros((100, 100), np.uint8),
+                                   cand, 40.0, None, view)
     assert (found.die.value if found else None) == expected
 
 
@@ -682,7 +696,7 @@ def test_sizes_the_network_rules_out_are_not_read(monkeypatch, net, reads: int) 
     work = np.zeros((100, 100, 3), np.uint8)
     calls = []
 
-    def read(work, mask, cand, side, polarity, view):
+    def read(mask, cand, side, polarity, view):
         calls.append(view.side)
         return _found(cand, None)
 
@@ -693,8 +707,8 @@ def test_sizes_the_network_rules_out_are_not_read(monkeypatch, net, reads: int) 
     monkeypatch.setattr(pipeline, "default_net", Net)
     monkeypatch.setattr(pipeline, "_read_candidate", read)
     view = pipeline._View(40.0, *pipeline.straighten(work, cand.center, 0.0, 40.0))
-    assert pipeline._read_resized(work, np.zeros((100, 100), np.uint8), cand, 40.0, None,
-                                  view) is None
+    assert pipeline._read_resized(pipeline.Source(work, 1.0), np.zeros((100, 100), np.uint8),
+                                  cand, 40.0, None, view) is None
     assert len(calls) == reads
 
 
@@ -762,3 +776,48 @@ def test_the_floor_in_shade_is_told_from_a_die() -> None:
     expected = (ratio >= SHADOW_RANGE[0]) & (ratio <= SHADOW_RANGE[1]) & (hue < SHADOW_CHROMA)
     assert 1000 < expected.sum() < 9000
     assert np.array_equal(_shadow(lab, floor, np.arange(lab.size // 3)), expected)
+
+
+@pytest.mark.parametrize(("shape", "scale", "side", "whole", "zoom"), [
+    ((800, 1000), 0.25, 200.0, 4, 1.0),   # dice stay 50 px: reduced by 4, the working size
+    ((800, 1000), 0.5, 64.0, 1, 2.0),     # a die reduced by 2 would be under PATCH_SIDE
+    ((801, 1001), 0.3, None, 3, 1.0 / 0.9),  # no size known: never below the working size
+    ((480, 640), 1.0, 30.0, 1, 1.0),      # small dice: the input itself
+])
+def test_patches_are_cut_from_the_sharpest_copy_that_is_cheap_to_make(
+    shape, scale: float, side: float | None, whole: int, zoom: float
+) -> None:
+    bgr = np.random.default_rng(0).integers(0, 256, (*shape, 3), dtype=np.uint8)
+    source = pipeline.patch_source(bgr, scale, side)
+    assert source.image.shape[:2] == (shape[0] // whole, shape[1] // whole)
+    assert source.zoom == pytest.approx(zoom)
+    if whole == 1:
+        assert source.image is bgr
+
+
+def test_a_die_straightened_from_a_larger_copy_is_the_same_die() -> None:
+    # A smooth random image and its half: a die straightened from the larger one (zoom 2),
+    # at the same working coordinates, looks the same, and maps back to the same place.
+    rng = np.random.default_rng(3)
+    large = cv2.GaussianBlur(rng.integers(0, 256, (400, 400, 3), dtype=np.uint8), (0, 0), 6)
+    small = cv2.resize(large, (200, 200), interpolation=cv2.INTER_AREA)
+    a, back_a = pipeline.straighten(small, (97.0, 103.0), 20.0, 40.0)
+    b, back_b = pipeline.straighten(large, (97.0, 103.0), 20.0, 40.0, zoom=2.0)
+    np.testing.assert_allclose(back_a, back_b, atol=1e-9)
+    assert np.abs(a.astype(int) - b.astype(int)).mean() < 2.0
+
+
+@pytest.mark.parametrize("side", [50.0, 70.0])
+def test_dice_are_found_at_the_working_size_and_read_from_the_input(side: float) -> None:
+    # Whatever their size in the image, dice are found in a reduced working copy and
+    # straightened from the input itself (dice under 96 px: no whole reduction keeps 48 px).
+    rng = np.random.default_rng(11)
+    dice = tuple(DieSpec(v, (120.0 + 130 * k, 240.0), side, float(rng.uniform(0, 90)),
+                         (235, 235, 235), (30, 30, 30)) for k, v in enumerate((2, 5, 6, 3)))
+    shot = render_tray(TraySpec(floor="felt", dice=dice), seed=11)
+    scene = pipeline.prepare(shot.image)
+    assert scene.scale < 1.0 and scene.look.image.shape[0] == round(480 * scene.scale)
+    assert np.array_equal(scene.source.image, shot.image)
+    assert scene.source.zoom == pytest.approx(1.0 / scene.scale)
+    got = sorted(d.value for d in vision.read_dice(shot.image) if d.value is not None)
+    assert got == [2, 3, 5, 6]

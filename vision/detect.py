@@ -36,6 +36,10 @@ SIDE_RANGE = (0.025, 0.75)
 DEFAULT_SIDE = 0.1  # x shorter side, when no region looks like a die
 # A die-shaped region larger than this (in die areas) may be two touching dice.
 TWO_DICE_AREA = 1.3
+# Two dice of a split region are at least this far apart (x die side): touching dice are one
+# side apart, but the typical side, measured on regions with their shadows, may be a fifth too
+# large, and a pair's distance-transform peaks lie a little inwards.
+SPLIT_APART = 0.6
 MIN_DIE_AREA = 0.25  # x die area: smaller regions are no die (a die half the typical side is one)
 QUICK_SIDE = 320  # longer side of the image used to estimate the die size
 # Top-hat / black-hat response (Lab lightness) of a pip seed.
@@ -196,7 +200,7 @@ def _split(region: np.ndarray, offset: tuple[int, int], side: float) -> list[tup
     chosen: list[tuple[int, int]] = []
     for i in order:
         x, y = int(xs[i]), int(ys[i])
-        if all((x - cx) ** 2 + (y - cy) ** 2 >= (0.7 * side) ** 2 for cx, cy in chosen):
+        if all((x - cx) ** 2 + (y - cy) ** 2 >= (SPLIT_APART * side) ** 2 for cx, cy in chosen):
             chosen.append((x, y))
     # The region's shape around a peak is no guide to the die's turn: the reader finds it
     # from the pips, so each die is an upright square here.
@@ -325,30 +329,44 @@ def quick_size(shape: tuple[int, int]) -> tuple[int, int]:
     return max(1, round(w * factor)), max(1, round(h * factor))
 
 
+@dataclass(frozen=True)
+class Look:
+    """An image looked at for dice: BGR, its Lab conversion and its foreground mask."""
+
+    image: np.ndarray
+    lab: np.ndarray
+    mask: np.ndarray
+
+
+def look_at(image: np.ndarray, floor: np.ndarray | None = None) -> Look:
+    """A BGR image with its Lab conversion and foreground; ``floor``: the empty tray (Lab, the
+    image's size), if known."""
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
+    return Look(image, lab, foreground(lab, floor))
+
+
 def quick_die_side(image: np.ndarray, floor: np.ndarray | None = None) -> float | None:
     """Typical die side of a BGR image, from its foreground at a reduced size (fast);
     ``floor``: the empty tray at that size (Lab, `quick_size`), if known."""
     factor = _quick_factor(image.shape)
     small = image if factor == 1.0 else cv2.resize(image, quick_size(image.shape[:2]),
                                                    interpolation=cv2.INTER_AREA)
-    mask = foreground(cv2.cvtColor(small, cv2.COLOR_BGR2Lab), floor)
+    mask = look_at(small, floor).mask
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     side = estimate_side(list(contours), small.shape[:2])
     return None if side is None else side / factor
 
 
 def find_candidates(
-    image: np.ndarray, side_hint: float | None = None, floor: np.ndarray | None = None
-) -> tuple[list[Candidate], float, np.ndarray]:
-    """Die candidates in a BGR image, the die side used, and the foreground mask; ``floor``:
-    the empty tray (Lab, the image's size), if known.
+    seen: Look, side_hint: float | None = None
+) -> tuple[list[Candidate], float]:
+    """Die candidates in an image looked at, and the die side used.
 
     Candidates may overlap (a die found both as a region and as a pip cluster); the reader
     keeps one reading per die.
     """
-    h, w = image.shape[:2]
-    lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
-    mask = foreground(lab, floor)
+    h, w = seen.mask.shape
+    lab, mask = seen.lab, seen.mask
     count, labels, stats, _ = components(mask, 8)
     short = min(h, w)
     min_area = (SIDE_RANGE[0] * short) ** 2 * 0.35
@@ -385,4 +403,4 @@ def find_candidates(
     for (center, size, angle), border, k in split:
         out.append(Candidate(center, size, angle, border, "split", k))
     out.extend(Candidate(center, (side, side), 0.0, False, "pips") for center in seeds)
-    return out, side, mask
+    return out, side

@@ -35,7 +35,7 @@ import numpy as np
 
 from vision.face_net import CLASSES, DEFAULT_MODEL, INPUT_SIDE, to_input
 from vision.image_io import ImageError, load_image
-from vision.pipeline import candidate_side, prepare, straighten
+from vision.pipeline import Scene, candidate_side, prepare, straighten
 from vision.scoring import die_sizes, load_manifest
 
 DEFAULT_DATASET = Path(__file__).resolve().parent.parent.parent / "shared/datasets/dice-photos"
@@ -56,11 +56,18 @@ class Sample:
     group: str  # where it came from, for the report
 
 
-def _crop(work: np.ndarray, center: tuple[float, float], side: float) -> np.ndarray:
+def _sample(scene: Scene, center: tuple[float, float], side: float, label: int,
+            group: str) -> Sample:
+    """The die at ``center`` (``side``, working pixels) cut from what the pipeline straightens
+    it from."""
+    image, zoom = scene.source
+    side *= zoom
     size = max(8, math.ceil(CROP_FACTOR * side))
-    m = np.array([[1.0, 0.0, size / 2.0 - center[0]], [0.0, 1.0, size / 2.0 - center[1]]])
-    return cv2.warpAffine(work, m, (size, size), flags=cv2.INTER_LINEAR,
+    m = np.array([[1.0, 0.0, size / 2.0 - center[0] * zoom],
+                  [0.0, 1.0, size / 2.0 - center[1] * zoom]])
+    crop = cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_REPLICATE)
+    return Sample(crop, side, label, group)
 
 
 def _label_centres(rec: dict) -> list[tuple[float, float, int, float | None]]:
@@ -108,10 +115,10 @@ def dataset_samples(dataset: Path, half: str, log=print) -> list[Sample]:
             else:
                 continue
             side = candidate_side(cand, scene.side)
-            samples.append(Sample(_crop(scene.work, cand.center, side), side, label, group))
+            samples.append(_sample(scene, cand.center, side, label, group))
         for x, y, v, own in labels:
             side = own if own and 0.7 * scene.side <= own <= 1.4 * scene.side else scene.side
-            samples.append(Sample(_crop(scene.work, (x, y), side), side, v, group))
+            samples.append(_sample(scene, (x, y), side, v, group))
     return samples
 
 
@@ -131,7 +138,7 @@ def rendered_samples(seeds=RENDER_SEEDS) -> list[Sample]:
             x, y = truth.center[0] * scene.scale, truth.center[1] * scene.scale
             side = truth.side * scene.scale
             label = 0 if truth.cocked else truth.value
-            samples.append(Sample(_crop(scene.work, (x, y), side), side, label, "rendered"))
+            samples.append(_sample(scene, (x, y), side, label, "rendered"))
     return samples
 
 

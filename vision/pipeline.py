@@ -13,11 +13,20 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import cv2
 import numpy as np
 
-from vision.detect import MIN_THRESHOLD, Candidate, find_candidates, quick_die_side, quick_size
+from vision.detect import (
+    MIN_THRESHOLD,
+    Candidate,
+    Look,
+    find_candidates,
+    look_at,
+    quick_die_side,
+    quick_size,
+)
 from vision.face import FaceReading, read_face
 from vision.face_net import default_net
 from vision.image_io import as_bgr
@@ -29,7 +38,7 @@ from vision.types import Die
 # Larger inputs are read at this size (longer side) and mapped back.
 MAX_WORKING_SIDE = 1024
 MIN_WORKING_SIDE = 160  # ... but never smaller than this
-WORK_DIE_SIDE = 40.0  # die side (px) at the working size
+WORK_DIE_SIDE = 32.0  # die side (px) at the working size
 # Each die is straightened into a patch where its top face is PATCH_SIDE pixels.
 PATCH_SIDE = 48
 PATCH_SCALE = 1.5  # patch size / face side
@@ -66,7 +75,6 @@ TRIAL_SIDES = (0.6, 0.75, 0.9, 1.0, 1.15, 1.3, 1.5)
 # for dice; pips are 0.4..0.8 pitch wide).
 MAX_CLOSE_UP_PARTS = 8
 CLOSE_UP_PITCH = (1.1, 2.6)
-CLOSE_UP_REACH = 0.6  # x the large die's side: unsure dice this near its centre are its pips
 # With a profile: how near (Lab distance) a pixel must be to one of its dice colours to be of
 # a die (shading across a tray changes a die's lightness by up to about a fifth), and the share
 # of an unsure die's body that must be (the rest: pips, a side face in shade).
@@ -75,18 +83,22 @@ DIE_COLOUR_SHARE = 0.3
 
 
 def straighten(
-    image: np.ndarray, center, angle: float, side: float
+    image: np.ndarray, center, angle: float, side: float, zoom: float = 1.0
 ) -> tuple[np.ndarray, np.ndarray]:
     """A patch with the die (``side`` px, turned by ``angle`` degrees) axis-aligned at its
-    centre and scaled to PATCH_SIDE; returns (patch, 2x3 patch-to-image transform)."""
+    centre and scaled to PATCH_SIDE; returns (patch, 2x3 patch-to-image transform).
+
+    ``center`` and ``side`` are in pixels of an image ``zoom`` times smaller than ``image``
+    (the working copy, when ``image`` is the sharper source), and so is the transform."""
     size = round(PATCH_SIDE * PATCH_SCALE)
-    m = cv2.getRotationMatrix2D((float(center[0]), float(center[1])), angle, PATCH_SIDE / side)
-    m[0, 2] += size / 2.0 - center[0]
-    m[1, 2] += size / 2.0 - center[1]
+    cx, cy = float(center[0]) * zoom, float(center[1]) * zoom
+    m = cv2.getRotationMatrix2D((cx, cy), angle, PATCH_SIDE / (side * zoom))
+    m[0, 2] += size / 2.0 - cx
+    m[1, 2] += size / 2.0 - cy
     patch = cv2.warpAffine(
         image, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
-    return patch, cv2.invertAffineTransform(m)
+    return patch, cv2.invertAffineTransform(m) / zoom
 
 
 def _to_image(back: np.ndarray, pts: np.ndarray) -> np.ndarray:
@@ -141,10 +153,19 @@ class _View:
     probs: np.ndarray | None = None
 
 
-def _views(work: np.ndarray, placements: list[tuple[Candidate, float]]) -> list[_View]:
+class Source(NamedTuple):
+    """The image patches are cut from, ``zoom`` times the working size: the input itself (or
+    reduced by a whole factor), so a die is straightened from its sharpest pixels while the
+    working copy only finds it."""
+
+    image: np.ndarray
+    zoom: float
+
+
+def _views(source: Source, placements: list[tuple[Candidate, float]]) -> list[_View]:
     """Each candidate straightened at its die side, with the face network's probabilities (one
     pass of the network for all: cheaper than one per candidate)."""
-    views = [_View(side, *straighten(work, cand.center, cand.angle, side))
+    views = [_View(side, *straighten(source.image, cand.center, cand.angle, side, source.zoom))
              for cand, side in placements]
     for view, probs in zip(views, default_net().probabilities([v.patch for v in views]),
                            strict=True):
@@ -153,13 +174,12 @@ def _views(work: np.ndarray, placements: list[tuple[Candidate, float]]) -> list[
 
 
 def _read_candidate(
-    work: np.ndarray, mask: np.ndarray, cand: Candidate, side: float, polarity: str | None,
-    view: _View,
+    mask: np.ndarray, cand: Candidate, side: float, polarity: str | None, view: _View,
 ) -> _Found | None:
     die_side, patch, back = view.side, view.patch, view.back
     use_own = die_side != side
     reading = combined_reading(patch, polarity, view.probs)
-    h, w = work.shape[:2]
+    h, w = mask.shape
     if reading.value is not None and reading.fit is not None:
         fit = reading.fit
         centre = _to_image(back, np.array([fit.center], dtype=np.float64))[0]
@@ -375,15 +395,14 @@ def _placed(die: Die, scale: float, offset: tuple[int, int]) -> Die:
 class Scene:
     """An image prepared for reading: the working copy, its die candidates and their context."""
 
-    work: np.ndarray  # BGR at the working size
+    look: Look  # the working copy (BGR, Lab, foreground mask), where dice are found
+    source: Source  # what dice are straightened from
     scale: float  # working size / input size
     side: float  # typical die side, working pixels
-    mask: np.ndarray  # foreground (die) mask of ``work``
     candidates: list[Candidate]
     polarity: str | None  # the profile's pip polarity, if any
     sized: bool = True  # False: no die body gave the die size; ``side`` is a guess
-    offset: tuple[int, int] = (0, 0)  # where ``work`` begins in the input (zones crop it)
-    floor: np.ndarray | None = None  # the empty tray at the working size (Lab), if known
+    offset: tuple[int, int] = (0, 0)  # where the working copy begins in the input (zones)
 
 
 def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
@@ -409,17 +428,46 @@ def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
         scale = min(scale, WORK_DIE_SIDE / side)
     scale = max(scale, MIN_WORKING_SIDE / max(h, w), 1e-3)
     scale = min(scale, 1.0)
+    source = patch_source(bgr, scale, side)
     size = (max(1, round(w * scale)), max(1, round(h * scale)))
-    work = bgr if scale == 1.0 else cv2.resize(bgr, size, interpolation=cv2.INTER_AREA)
-    floor = profile.floor(shape, box, size) if profile else None
+    seen = look_at(working_copy(source.image, size),
+                   profile.floor(shape, box, size) if profile else None)
     side_hint = side * scale if side is not None else None
-    candidates, side_found, mask = find_candidates(work, side_hint, floor)
-    return Scene(work, scale, side_found, mask, candidates,
+    candidates, side_found = find_candidates(seen, side_hint)
+    return Scene(seen, source, scale, side_found, candidates,
                  profile.pip_polarity if profile else None, sized=side is not None,
-                 offset=(x0, y0), floor=floor)
+                 offset=(x0, y0))
 
 
-def _size_seen_best(work: np.ndarray, candidates: list[Candidate], side: float) -> float:
+def patch_source(bgr: np.ndarray, scale: float, side: float | None) -> Source:
+    """What the dice of ``bgr`` (typical ``side``, if known) are straightened from when they
+    are found in a copy ``scale`` times its size: ``bgr`` itself, or reduced by the largest
+    whole factor that leaves a die at least PATCH_SIDE wide and the copy at least the working
+    size (OpenCV reduces by whole factors fast): a patch keeps the pips as sharp as the
+    camera saw them."""
+    k = max(1, int(1.0 / scale))
+    if side is not None:
+        k = max(1, min(k, int(side / PATCH_SIDE)))
+    if k > 1:
+        h, w = bgr.shape[:2]
+        bgr = cv2.resize(bgr[: h - h % k, : w - w % k], (w // k, h // k),
+                         interpolation=cv2.INTER_AREA)
+    return Source(bgr, 1.0 / (k * scale))
+
+
+def working_copy(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """``image`` brought to ``size`` (w, h) to find dice in: bilinearly down to half its size,
+    as dice are read from the source, not from this copy (OpenCV's area reduction is several
+    times slower at factors that are no whole number); by area below that, where bilinear
+    sampling would skip pixels."""
+    if image.shape[:2] == (size[1], size[0]):
+        return image
+    bilinear = size[0] >= 0.5 * image.shape[1]
+    return cv2.resize(image, size,
+                      interpolation=cv2.INTER_LINEAR if bilinear else cv2.INTER_AREA)
+
+
+def _size_seen_best(source: Source, candidates: list[Candidate], side: float) -> float:
     """Of the die sides ``side`` x TRIAL_SIDES, the one at which the face network is sure of
     a face on the most pip clusters (then: the surest on them overall)."""
     clusters = [c for c in candidates if c.source == "pips"]
@@ -429,7 +477,8 @@ def _size_seen_best(work: np.ndarray, candidates: list[Candidate], side: float) 
     best, best_score = side, (-1, 0.0)
     for factor in TRIAL_SIDES:
         trial = factor * side
-        probs = net.probabilities([straighten(work, c.center, 0.0, trial)[0] for c in clusters])
+        probs = net.probabilities([straighten(source.image, c.center, 0.0, trial, source.zoom)[0]
+                                   for c in clusters])
         values = probs[:, 1:].max(axis=1)
         score = (int(np.count_nonzero(values >= NET_SURE)), float(values.sum()))
         if score > best_score:
@@ -449,7 +498,7 @@ def _read_already(cand: Candidate, found: list[_Found], side: float) -> bool:
     into dice is read whatever lies near: the split found another die there, and a die
     touching one read already may be nearer to it than a typical die side."""
     return cand.source == "pips" and any(
-        f.die.value is not None and math.dist(cand.center, f.center) < SAME_DIE * side
+        f.die.value is not None and _same_die(cand.center, f, side)
         for f in found
     )
 
@@ -467,15 +516,15 @@ def read_dice(image: np.ndarray, profile: Profile | None = None) -> list[Die]:
         # No die body gave the die size (white dice on a light floor): the size at which the
         # network sees dice best in the pip clusters is tried as well, and kept if more dice
         # read at it.
-        trial = _size_seen_best(scene.work, scene.candidates, scene.side)
+        trial = _size_seen_best(scene.source, scene.candidates, scene.side)
         if trial != scene.side:
-            candidates, side, mask = find_candidates(scene.work, trial, scene.floor)
-            other = _read_scene(replace(scene, side=side, mask=mask, candidates=candidates))
+            candidates, side = find_candidates(scene.look, trial)
+            other = _read_scene(replace(scene, side=side, candidates=candidates))
             if _values(other) > _values(kept):
                 kept = other
     if profile and profile.dice_colors:
         kept = [k for k in kept if k.die.value is not None or _die_coloured(
-            scene.work, scene.mask, k.center, scene.side, profile.dice_colors)]
+            scene.look.image, scene.look.mask, k.center, scene.side, profile.dice_colors)]
     dice = [_placed(k.die, scene.scale, scene.offset) for k in kept]
     if profile and profile.zones:
         dice = [d for d in dice if profile.in_zones(d.center)]
@@ -509,7 +558,7 @@ def _values(found: list[_Found]) -> int:
 
 def _read_scene(scene: Scene) -> list[_Found]:
     """One reading per die of a prepared scene (working pixels)."""
-    work, mask, side, polarity = scene.work, scene.mask, scene.side, scene.polarity
+    mask, side, polarity = scene.look.mask, scene.side, scene.polarity
     found: list[_Found] = []
     usable = [c for c in scene.candidates if math.isfinite(c.side) and c.side >= 4]
     # Regions first, then split regions, then pip clusters, each in one pass of the network
@@ -517,7 +566,7 @@ def _read_scene(scene: Scene) -> list[_Found]:
     # looked at.
     for source in ("body", "split", "pips"):
         phase = [c for c in usable if c.source == source and not _read_already(c, found, side)]
-        views = _views(work, [(c, candidate_side(c, side)) for c in phase])
+        views = _views(scene.source, [(c, candidate_side(c, side)) for c in phase])
         for cand, view in zip(phase, views, strict=True):
             if _read_already(cand, found, side):
                 continue
@@ -527,10 +576,10 @@ def _read_scene(scene: Scene) -> list[_Found]:
                     _body_cover(mask, np.array(cand.center), side) < 0.5
                     and not net_vouches(view.probs))):
                 continue
-            item = _read_candidate(work, mask, cand, side, polarity, view)
+            item = _read_candidate(mask, cand, side, polarity, view)
             # An unsure die the network sees a face on may be of another size than assumed.
             if item is not None and item.die.value is None and int(np.argmax(view.probs)) > 0:
-                item = _read_resized(work, mask, cand, side, polarity, view) or item
+                item = _read_resized(scene.source, mask, cand, side, polarity, view) or item
             if item is not None:
                 found.append(item)
     # A region read whole and split is two dice when two of its parts read: its reading as
@@ -543,7 +592,7 @@ def _read_scene(scene: Scene) -> list[_Found]:
     # one die that disagree make it unsure: one of them is of a side face or a neighbour.
     kept: list[_Found] = []
     for item in sorted(found, key=lambda f: f.rank):
-        same = [k for k in kept if math.dist(item.center, k.center) < SAME_DIE * side]
+        same = [k for k in kept if _same_die(item.center, k, side)]
         if not same:
             kept.append(item)
             continue
@@ -551,11 +600,18 @@ def _read_scene(scene: Scene) -> list[_Found]:
         if item.die.value is not None and first.die.value not in (None, item.die.value):
             first.die = replace(first.die, value=None, reason="not a pip face",
                                 confidence=0.3)
-    return _close_up(kept, work, mask, side, polarity)
+    return _close_up(kept, scene)
+
+
+def _same_die(point: tuple[float, float], found: _Found, side: float) -> bool:
+    """Whether a reading at ``point`` is of the die of ``found``: nearer than SAME_DIE x the
+    typical ``side``, or x its own side when it is larger (a close-up's pips, a large die's
+    rim)."""
+    return math.dist(point, found.center) < SAME_DIE * max(side, math.dist(*found.die.corners[:2]))
 
 
 def _read_resized(
-    work: np.ndarray, mask: np.ndarray, cand: Candidate, side: float, polarity: str | None,
+    source: Source, mask: np.ndarray, cand: Candidate, side: float, polarity: str | None,
     view: _View,
 ) -> _Found | None:
     """A die left unsure at the size it was straightened with, read at RESIZE_TRIALS x that
@@ -564,7 +620,7 @@ def _read_resized(
     be the same at every trial size that reads one, and of at least MIN_RESIZED_VALUE pips:
     a face of one or two pips needs little to form at a wrong scale (zoomed in, two corners of
     a three fill the patch as a two)."""
-    trials = _views(work, [(cand, view.side * f) for f in RESIZE_TRIALS])
+    trials = _views(source, [(cand, view.side * f) for f in RESIZE_TRIALS])
     # The network bounds what each trial can read: no value of enough pips, none at all.
     possible = [possible_values(t.probs) for t in trials]
     if not any(max(values, default=0) >= MIN_RESIZED_VALUE for values in possible):
@@ -573,7 +629,7 @@ def _read_resized(
     for trial, values in zip(trials, possible, strict=True):
         if not values:
             continue
-        found = _read_candidate(work, mask, cand, side, polarity, trial)
+        found = _read_candidate(mask, cand, side, polarity, trial)
         if found is None or found.die.value is None:
             continue
         if found.die.value < MIN_RESIZED_VALUE or (first and found.die.value != first.die.value):
@@ -604,35 +660,36 @@ def _stands_out(lab: np.ndarray, cand: Candidate, pips: list[tuple[float, float]
     return float(np.abs(inside - outside).sum()) >= MIN_THRESHOLD
 
 
-def _close_up(
-    kept: list[_Found], work: np.ndarray, mask: np.ndarray, side: float, polarity: str | None
-) -> list[_Found]:
+def _close_up(kept: list[_Found], scene: Scene) -> list[_Found]:
     """In a close-up, a die larger than the floor model's window is floor to it, and its pips
     are found as small unsure dice. When no die reads and some of those lie on a face's grid,
     the die they would belong to is read like any other; if it reads, it replaces the unsure
     dice on it."""
     if any(k.die.value is not None for k in kept):
         return kept  # dice that read are of the size found: no close-up
-    blank = [k for k in kept
-             if k.die.reason in ("not a pip face", "low contrast")][:MAX_CLOSE_UP_PARTS]
-    lab: np.ndarray | None = None
-    for count in range(min(6, len(blank)), 1, -1):
-        for parts in itertools.combinations(blank, count):
-            fit = fit_layout(np.array([p.center for p in parts], dtype=np.float64))
+    blank = [k for k in kept if k.die.reason in ("not a pip face", "low contrast")]
+    if not blank:
+        return kept
+    side = scene.side
+    # A pip that joins the die's rim in the mask is found as part of a split region, which
+    # reads as nothing at all.
+    loose = [c.center for c in scene.candidates if c.source == "split"
+             and not any(_same_die(c.center, k, side) for k in kept)]
+    centres = ([k.center for k in blank] + loose)[:MAX_CLOSE_UP_PARTS]
+    for count in range(min(6, len(centres)), 1, -1):
+        for parts in itertools.combinations(centres, count):
+            fit = fit_layout(np.array(parts, dtype=np.float64))
             if fit is None or not CLOSE_UP_PITCH[0] * side <= fit.pitch <= CLOSE_UP_PITCH[1] * side:
                 continue
             die_side = FACE_PER_PITCH * fit.pitch
             cand = Candidate(fit.center, (die_side, die_side), float(np.degrees(fit.angle)),
                              False, "body")
-            if lab is None:
-                lab = cv2.cvtColor(work, cv2.COLOR_BGR2Lab)
-            if not _stands_out(lab, cand, [p.center for p in blank]):
+            if not _stands_out(scene.look.lab, cand, centres):
                 continue
-            view = _views(work, [(cand, die_side)])[0]
-            item = _read_candidate(work, mask, cand, die_side, polarity, view)
+            view = _views(scene.source, [(cand, die_side)])[0]
+            item = _read_candidate(scene.look.mask, cand, die_side, scene.polarity, view)
             if item is None or item.die.value is None:
                 continue
-            inside = [k for k in blank
-                      if math.dist(k.center, item.center) < CLOSE_UP_REACH * die_side]
+            inside = [k for k in blank if _same_die(k.center, item, side)]
             return [k for k in kept if k not in inside] + [item]
     return kept
