@@ -727,8 +727,8 @@ def test_a_die_much_larger_than_the_rest_is_read(seed: int) -> None:
     assert got == sorted(t.value for t in shot.truth)
 
 
-def test_the_pip_readers_quantiles_are_numpys_to_the_last_bit() -> None:
-    from vision.pips import _median_rows, percentile
+def test_the_pip_readers_percentiles_are_numpys_to_the_last_bit() -> None:
+    from vision.pips import percentile
 
     rng = np.random.default_rng(11)
     for _ in range(300):
@@ -738,18 +738,24 @@ def test_the_pip_readers_quantiles_are_numpys_to_the_last_bit() -> None:
             values = np.round(values)  # ties
         for q in (50, 98, 99):
             assert percentile(values, q) == float(np.percentile(values, q))
-        rows = (rng.random((n, 3)) * 255).astype(np.float32)
-        assert np.array_equal(_median_rows(rows), np.median(rows, axis=0))
 
 
-def test_the_floor_noise_median_is_numpys() -> None:
-    from vision.detect import _median_u8
+def test_medians_of_8_bit_images_are_numpys() -> None:
+    from vision.histogram import median_u8
 
     rng = np.random.default_rng(12)
     for _ in range(300):
-        n = int(rng.integers(1, 3000))
-        values = rng.integers(0, int(rng.integers(1, 257)), n).astype(np.uint8)
-        assert _median_u8(values) == float(np.median(values))
+        h, w = (int(v) for v in rng.integers(1, 60, 2))
+        channels = int(rng.integers(1, 4))
+        # Narrow ranges too: most values tied, the two middle ranks often on one level.
+        image = rng.integers(0, int(rng.integers(1, 257)), (h, w, channels)).astype(np.uint8)
+        mask = rng.random((h, w)) < rng.uniform(0.05, 1.0)
+        mask.flat[0] = True
+        assert np.array_equal(median_u8(image, mask), np.median(image[mask], axis=0))
+        assert np.array_equal(median_u8(image, mask.astype(np.uint8) * 255),
+                              np.median(image[mask], axis=0))
+        assert np.array_equal(median_u8(image[::2, ::3, 0]),
+                              [np.median(image[::2, ::3, 0])])  # a strided view, one channel
 
 
 def test_the_floor_in_shade_is_told_from_a_die() -> None:

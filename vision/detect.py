@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from vision.components import components
+from vision.histogram import median_u8
 
 # Floor model: a median over FLOOR_KERNEL pixels of the image reduced FLOOR_SCALE times, i.e.
 # a window of about a ninth of a 640 px image, wider than any die the camera should see.
@@ -89,21 +90,13 @@ def foreground(lab: np.ndarray, floor: np.ndarray | None = None) -> np.ndarray:
                          f"{w}x{h}")
     diff = cv2.absdiff(lab, floor)
     dist = cv2.transform(diff, np.array([[1.0, 1.0, 1.0]], dtype=np.float32))
-    threshold = max(MIN_THRESHOLD, NOISE_FACTOR * _median_u8(dist[::4, ::4]))
+    noise = float(median_u8(dist[::4, ::4])[0])  # the floor's own texture
+    threshold = max(MIN_THRESHOLD, NOISE_FACTOR * noise)
     mask = cv2.threshold(dist, threshold, 255, cv2.THRESH_BINARY)[1]
     where = np.flatnonzero(mask > 0)  # numpy finds the set entries of a boolean array faster
     mask.reshape(-1)[where[_shadow(lab, floor, where)]] = 0
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     return fill_small_holes(mask, (MAX_HOLE * min(h, w)) ** 2)
-
-
-def _median_u8(values: np.ndarray) -> float:
-    """``np.median`` of a uint8 array, from its histogram (a tenth of the cost)."""
-    counts = np.cumsum(np.bincount(values.ravel(), minlength=256))
-    n = int(counts[-1])
-    lo = int(np.searchsorted(counts, (n - 1) // 2, side="right"))
-    hi = int(np.searchsorted(counts, n // 2, side="right"))
-    return (lo + hi) / 2.0
 
 
 def _shadow(lab: np.ndarray, floor: np.ndarray, where: np.ndarray) -> np.ndarray:

@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from vision.components import components
+from vision.histogram import median_u8
 from vision.layout import LayoutFit, fit_layout
 
 # Grid pitch / die side on real dice is about 0.27..0.33; the side estimate may include part
@@ -107,21 +108,31 @@ def _core(h: int, w: int, side: float) -> np.ndarray:
 
 def _off_pip_face(
     shape: tuple[int, ...], fit: LayoutFit, group: list[Blob], extent: float
-) -> np.ndarray:
-    """Mask of the face (within ``extent`` of its centre) away from the group's pips."""
-    yy, xx = _grid(shape)
+) -> tuple[tuple[slice, slice], np.ndarray]:
+    """The face (within ``extent`` of its centre) away from the group's pips: the window of
+    the patch that holds the face, and the face's mask within it. Only that window is
+    computed: the face is a small part of the patch."""
+    reach = extent * math.sqrt(2.0) + 1.0  # the turned square lies within this of its centre
+    h, w = shape[:2]
+    x0, x1 = max(0, math.floor(fit.center[0] - reach)), min(w, math.ceil(fit.center[0] + reach))
+    y0, y1 = max(0, math.floor(fit.center[1] - reach)), min(h, math.ceil(fit.center[1] + reach))
+    window = (slice(y0, max(y0, y1)), slice(x0, max(x0, x1)))
+    yy, xx = (g[window] for g in _grid(shape))
     dx, dy = xx - fit.center[0], yy - fit.center[1]
     c, s = np.cos(fit.angle), np.sin(fit.angle)
     face = np.maximum(np.abs(dx * c + dy * s), np.abs(-dx * s + dy * c)) < extent
     for x, y, r, _ in group:
         face &= (xx - x) ** 2 + (yy - y) ** 2 > (1.5 * r + 1.0) ** 2
-    return face
+    return window, face
 
 
-def _clutter(changed: np.ndarray, face: np.ndarray, extent: float) -> float:
+def _clutter(
+    changed: np.ndarray, face: tuple[tuple[slice, slice], np.ndarray], extent: float
+) -> float:
     """Fraction of the face (``face``, from `_off_pip_face`) that differs from the body
     without being one of the pips: text, edges, a neighbour's pips."""
-    return float(np.count_nonzero(changed & face)) / float(4 * extent * extent)
+    window, mask = face
+    return float(np.count_nonzero(changed[window] & mask)) / float(4 * extent * extent)
 
 
 def _check(
@@ -196,21 +207,12 @@ def percentile(values: np.ndarray, q: float) -> float:
     return float(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)
 
 
-def _median_rows(values: np.ndarray) -> np.ndarray:
-    """``np.median(values, axis=0)`` (same result, less overhead)."""
-    n = len(values)
-    k1, k2 = (n - 1) // 2, n // 2
-    if k1 == k2:
-        return np.partition(values, k1, axis=0)[k1]
-    part = np.partition(values, [k1, k2], axis=0)
-    return (part[k1] + part[k2]) / values.dtype.type(2)
-
-
 def _contrast(patch: np.ndarray, side: float) -> _Contrast:
     h, w = patch.shape[:2]
-    lab = cv2.cvtColor(patch, cv2.COLOR_BGR2Lab).astype(np.float32)
+    lab8 = cv2.cvtColor(patch, cv2.COLOR_BGR2Lab)
     core = _core(h, w, float(side))
-    body = _median_rows(lab[core])
+    body = median_u8(lab8, core)
+    lab = lab8.astype(np.float32)
     diff = cv2.subtract(lab, (*body.tolist(), 0.0))  # numpy's own broadcast is slower
     # Lightness counts fully; chroma helps coloured pips on coloured dice.
     delta = np.sqrt(diff[..., 0] ** 2 + 0.5 * (diff[..., 1] ** 2 + diff[..., 2] ** 2))

@@ -1,0 +1,26 @@
+"""Order statistics of 8-bit images from their histograms: exact, and much cheaper than
+numpy's sorting ones on the few thousand pixels of a patch or a sampled image."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+
+def median_u8(image: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """``np.median(image[mask], axis=0)``: each channel's median over the pixels of a uint8
+    image (h, w) or (h, w, channels) where ``mask`` (h, w; bool or uint8) is set, or over all
+    of them; float64 (channels,).
+
+    OpenCV counts each channel's 256 levels; the two middle ranks are read off the counts."""
+    image = np.ascontiguousarray(image)
+    channels = 1 if image.ndim == 2 else image.shape[2]
+    if mask is not None:
+        mask = mask.view(np.uint8) if mask.dtype == bool else mask
+        n = cv2.countNonZero(mask)
+    else:
+        n = image.shape[0] * image.shape[1]
+    below = np.stack([cv2.calcHist([image], [c], mask, [256], [0, 256]).ravel()
+                      for c in range(channels)]).cumsum(axis=1)
+    # The first level whose count passes a rank is that rank's value.
+    return ((below <= (n - 1) // 2).sum(axis=1) + (below <= n // 2).sum(axis=1)) / 2.0
