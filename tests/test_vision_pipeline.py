@@ -17,7 +17,14 @@ from vision.detect import Candidate, Look
 from vision.face import FaceReading
 from vision.layout import FACES, fit_layout
 from vision.pips import PipReading, read_one, read_pip_colour, read_pips
-from vision.render import COLOUR_COMBOS, DieSpec, RenderedTray, TraySpec, render_tray
+from vision.render import (
+    COLOUR_COMBOS,
+    DieSpec,
+    RenderedTray,
+    TraySpec,
+    random_tray,
+    render_tray,
+)
 
 POSITIONS = [(110, 130), (320, 130), (530, 130), (110, 350), (320, 350), (530, 350)]
 
@@ -827,3 +834,23 @@ def test_dice_are_found_at_the_working_size_and_read_from_the_input(side: float)
     assert scene.source.zoom == pytest.approx(1.0 / scene.scale)
     got = sorted(d.value for d in vision.read_dice(shot.image) if d.value is not None)
     assert got == [2, 3, 5, 6]
+
+
+@pytest.mark.parametrize("seed", [21, 22, 23])
+def test_the_die_size_pass_sees_the_outlines_the_filled_foreground_has(seed: int) -> None:
+    # The die-size pass skips filling holes (pips, glare) in its mask: filling them leaves
+    # every region's outer outline, and so the size, as it is.
+    from vision.detect import die_pixels, estimate_side, fill_small_holes
+
+    shot = render_tray(random_tray(np.random.default_rng(seed), 6), seed=seed)
+    lab = cv2.cvtColor(shot.image, cv2.COLOR_BGR2Lab)
+    raw = die_pixels(lab)
+    filled = fill_small_holes(raw, (0.15 * 480) ** 2)
+    assert np.count_nonzero(filled) > np.count_nonzero(raw)  # there were holes to fill
+
+    def outlines(mask: np.ndarray) -> list[np.ndarray]:
+        return list(cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0])
+
+    assert [c.tolist() for c in outlines(raw)] == [c.tolist() for c in outlines(filled)]
+    assert estimate_side(outlines(raw), lab.shape[:2]) == estimate_side(outlines(filled),
+                                                                         lab.shape[:2])

@@ -19,5 +19,6 @@ def components(
     """``cv2.connectedComponentsWithStats(mask, connectivity)``: (count, labels, stats,
     centroids), the same values; ``labels`` is uint16 when that can hold every label."""
     # Each component holds a set pixel, so fewer set pixels than the largest label suffice.
-    ltype = cv2.CV_16U if cv2.countNonZero(mask) < _MAX_16 else cv2.CV_32S
+    small = mask.size < _MAX_16 or cv2.countNonZero(mask) < _MAX_16  # a patch needs no count
+    ltype = cv2.CV_16U if small else cv2.CV_32S
     return cv2.connectedComponentsWithStats(mask, connectivity=connectivity, ltype=ltype)

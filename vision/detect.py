@@ -79,6 +79,12 @@ def foreground(lab: np.ndarray, floor: np.ndarray | None = None) -> np.ndarray:
     small holes filled. ``floor`` is the empty tray (Lab, the same size) when it is known;
     otherwise the floor is modelled as a median wider than any die."""
     h, w = lab.shape[:2]
+    return fill_small_holes(die_pixels(lab, floor), (MAX_HOLE * min(h, w)) ** 2)
+
+
+def die_pixels(lab: np.ndarray, floor: np.ndarray | None = None) -> np.ndarray:
+    """`foreground` before its holes are filled: enough for the regions' outer outlines."""
+    h, w = lab.shape[:2]
     if floor is None:
         sw, sh = max(1, w // FLOOR_SCALE), max(1, h // FLOOR_SCALE)
         small = cv2.resize(lab, (sw, sh), interpolation=cv2.INTER_AREA)
@@ -95,8 +101,7 @@ def foreground(lab: np.ndarray, floor: np.ndarray | None = None) -> np.ndarray:
     mask = cv2.threshold(dist, threshold, 255, cv2.THRESH_BINARY)[1]
     where = np.flatnonzero(mask > 0)  # numpy finds the set entries of a boolean array faster
     mask.reshape(-1)[where[_shadow(lab, floor, where)]] = 0
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    return fill_small_holes(mask, (MAX_HOLE * min(h, w)) ** 2)
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
 
 
 def _shadow(lab: np.ndarray, floor: np.ndarray, where: np.ndarray) -> np.ndarray:
@@ -344,7 +349,9 @@ def quick_die_side(image: np.ndarray, floor: np.ndarray | None = None) -> float 
     factor = _quick_factor(image.shape)
     small = image if factor == 1.0 else cv2.resize(image, quick_size(image.shape[:2]),
                                                    interpolation=cv2.INTER_AREA)
-    mask = look_at(small, floor).mask
+    # Only the regions' outer outlines count here, which filling holes inside them leaves as
+    # they are.
+    mask = die_pixels(cv2.cvtColor(small, cv2.COLOR_BGR2Lab), floor)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     side = estimate_side(list(contours), small.shape[:2])
     return None if side is None else side / factor
