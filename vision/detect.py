@@ -94,8 +94,10 @@ def die_pixels(lab: np.ndarray, floor: np.ndarray | None = None) -> np.ndarray:
     elif floor.shape != lab.shape:
         raise ValueError(f"the empty tray is {floor.shape[1]}x{floor.shape[0]} px, the image "
                          f"{w}x{h}")
-    diff = cv2.absdiff(lab, floor)
-    dist = cv2.transform(diff, np.array([[1.0, 1.0, 1.0]], dtype=np.float32))
+    # The L1 distance, saturated at 255: two saturating additions give the same sum (no
+    # addend is negative) at a third of the cost of a per-pixel transform.
+    lightness, a, b = cv2.split(cv2.absdiff(lab, floor))
+    dist = cv2.add(cv2.add(lightness, a), b)
     noise = float(median_u8(dist[::4, ::4])[0])  # the floor's own texture
     threshold = max(MIN_THRESHOLD, NOISE_FACTOR * noise)
     mask = cv2.threshold(dist, threshold, 255, cv2.THRESH_BINARY)[1]
