@@ -35,8 +35,6 @@ KNOWN_GAPS: dict[str, str] = {
     "a_cocked_die_is_reported_unsure[402]": "a die leaning on another is read from its top face",
     "a_cocked_die_is_reported_unsure[403]": "a die leaning on another is read from its top face",
     "a_hand_over_the_tray_is_not_a_die[503]": "an unsure die is reported on the hand",
-    "touching_dice[303]": "a die touching another is lost when the dice's size is taken a "
-                          "quarter too large: its reading falls within its neighbour's reach",
 }
 
 
