@@ -763,6 +763,8 @@ def test_medians_of_8_bit_images_are_numpys() -> None:
                               np.median(image[mask], axis=0))
         assert np.array_equal(median_u8(image[::2, ::3, 0]),
                               [np.median(image[::2, ::3, 0])])  # a strided view, one channel
+    with pytest.raises(ValueError, match="no pixels"):
+        median_u8(image, np.zeros(image.shape[:2], bool))
 
 
 def test_the_floor_in_shade_is_told_from_a_die() -> None:

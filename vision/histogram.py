@@ -20,6 +20,8 @@ def median_u8(image: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         n = cv2.countNonZero(mask)
     else:
         n = image.shape[0] * image.shape[1]
+    if n == 0:
+        raise ValueError("no pixels to take the median of")
     below = np.stack([cv2.calcHist([image], [c], mask, [256], [0, 256]).ravel()
                       for c in range(channels)]).cumsum(axis=1)
     # The first level whose count passes a rank is that rank's value.
