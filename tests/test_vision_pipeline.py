@@ -842,12 +842,11 @@ def test_dice_are_found_at_the_working_size_and_read_from_the_input(side: float)
 def test_the_die_size_pass_sees_the_outlines_the_filled_foreground_has(seed: int) -> None:
     # The die-size pass skips filling holes (pips, glare) in its mask: filling them leaves
     # every region's outer outline, and so the size, as it is.
-    from vision.detect import die_pixels, estimate_side, fill_small_holes
+    from vision.detect import die_pixels, estimate_side, foreground
 
     shot = render_tray(random_tray(np.random.default_rng(seed), 6), seed=seed)
     lab = cv2.cvtColor(shot.image, cv2.COLOR_BGR2Lab)
-    raw = die_pixels(lab)
-    filled = fill_small_holes(raw, (0.15 * 480) ** 2)
+    raw, filled = die_pixels(lab), foreground(lab)
     assert np.count_nonzero(filled) > np.count_nonzero(raw)  # there were holes to fill
 
     def outlines(mask: np.ndarray) -> list[np.ndarray]:
