@@ -77,8 +77,16 @@ def _stained(seed: int, tmp_path) -> tuple[np.ndarray, RenderedTray, str]:
 def test_the_empty_tray_tells_marks_on_the_tray_from_dice(tmp_path, seed: int) -> None:
     image, shot, empty = _stained(seed, tmp_path)
     truth = sorted(t.value for t in shot.truth)
-    plain = vision.read_dice(image)
-    assert _spurious(plain, shot)  # the stain is taken for a die without the empty tray
+
+    def stain_is_a_body(profile: vision.Profile | None) -> bool:
+        scene = pipeline.prepare(image, profile)
+        return any(math.dist(np.array(c.center) / scene.scale, (581, 61)) < 22
+                   for c in scene.candidates if c.source == "body")
+
+    # Without the empty tray, the stain is a die-sized body to read (the face network then
+    # finds no face on it); with it, it is floor.
+    assert stain_is_a_body(None)
+    assert not stain_is_a_body(vision.Profile(background=empty))
     with_tray = vision.read_dice(image, vision.Profile(background=empty))
     assert not _spurious(with_tray, shot)
     assert sorted(d.value for d in with_tray) == truth
@@ -92,10 +100,11 @@ def test_an_empty_tray_of_another_size_is_a_clear_error(tmp_path) -> None:
         vision.read_dice(image, vision.Profile(background=str(small)))
 
 
-@pytest.mark.parametrize("seed", [503, 504])
+@pytest.mark.parametrize("seed", [508, 510])
 def test_an_unsure_die_of_no_dice_colour_is_no_die(seed: int) -> None:
-    # A hand over the tray leaves an unsure "die" on its fingers; the dice's colours tell it
-    # apart. Real dice keep their values.
+    # A hand over the tray may leave an unsure "die" on its fingers that the face network
+    # takes for a face (most it does not); the dice's colours tell it apart. Real dice keep
+    # their values.
     spec = random_tray(np.random.default_rng(seed), 4, hand=True)
     shot = render_tray(spec, seed)
     assert _spurious(vision.read_dice(shot.image), shot)

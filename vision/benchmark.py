@@ -14,7 +14,8 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-DEFAULT_DATASET = Path(__file__).resolve().parent.parent.parent / "shared/datasets/dice-photos"
+from vision.scoring import DEFAULT_DATASET
+
 COLUMNS = ("images", "gt_dice", "correct", "wrong", "unsure", "missed", "extra")
 
 
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     import cv2
 
     from vision import ImageError, load_image, read_dice
-    from vision.scoring import die_sizes, load_manifest, score, score_image
+    from vision.scoring import die_sizes, half_of, load_manifest, score, score_image
 
     cv2.setNumThreads(1)
     dataset = Path(args.dataset)
@@ -75,8 +76,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"dicetower bench vision: cannot read the manifest of {dataset}: {exc}",
               file=sys.stderr)
         return 2
-    if args.half:
-        records = records[0 if args.half == "even" else 1 :: 2]
+    records = half_of(records, args.half)
     if args.limit is not None:
         records = records[: max(0, args.limit)]
     sizes = die_sizes(load_manifest(dataset))

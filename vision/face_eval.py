@@ -33,9 +33,8 @@ import cv2
 import numpy as np
 
 from vision.face import read_face
+from vision.scoring import DEFAULT_DATASET, PIP_EXTENT, load_manifest
 
-DEFAULT_DATASET = Path(__file__).resolve().parent.parent.parent / "shared/datasets/dice-photos"
-PIP_EXTENT = 0.75  # pip-cluster extent / die side, as in the dataset's scoring rules
 PIPS_CROP = 1.4  # crop side / die side for pip-cluster boxes
 DIE_CROP = 1.25  # crop side / longer box side for whole-die boxes
 DIE_BOX_TO_SIDE = 0.85  # top-face side / shorter side of a whole-die box (it includes side faces)
@@ -67,11 +66,6 @@ def _pip_box_side(record: dict) -> float | None:
         if d["bbox"] and d["value"] >= 2
     ]
     return statistics.median(sides) if sides else None
-
-
-def load_manifest(dataset: Path) -> list[dict]:
-    """The dataset's image records."""
-    return json.loads((dataset / "manifest.json").read_text())
 
 
 def iter_crops(dataset: Path, half: str = "all", sample_every: int = 1) -> Iterator[Crop]:

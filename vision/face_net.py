@@ -18,6 +18,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.onnx_model import load_onnx
+
 #: Side of the network's input (the straightened patch is reduced to this size).
 INPUT_SIDE = 32
 #: Classes of the output, in order: index 0 is "no readable face", index k is value k.
@@ -54,15 +56,8 @@ class FaceNet:
     """An ONNX face classifier loaded into OpenCV's DNN module."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"face network model not found: {path}")
-        self.path = path
-        # OpenCV 5's classic engine runs this network in about 60 % of the time its new
-        # engine takes (OpenCV 4 has only the classic one).
-        classic = getattr(cv2.dnn, "ENGINE_CLASSIC", None)
-        self._net = (cv2.dnn.readNetFromONNX(str(path)) if classic is None
-                     else cv2.dnn.readNetFromONNX(str(path), classic))
+        self.path = Path(path)
+        self._net = load_onnx(self.path, "face network")
 
     def probabilities(self, patches: list[np.ndarray]) -> np.ndarray:
         """(N, 7) class probabilities (see `CLASSES`) for straightened BGR patches."""

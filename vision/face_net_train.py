@@ -23,7 +23,6 @@ measures it on images it has never seen.
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 import time
@@ -33,19 +32,18 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision import net_training
 from vision.face_net import CLASSES, DEFAULT_MODEL, INPUT_SIDE, to_input
-from vision.image_io import ImageError, load_image
+from vision.net_training import dataset_images, fit, relit
 from vision.pipeline import Scene, candidate_side, prepare, straighten
 from vision.scoring import die_sizes, load_manifest
 
-DEFAULT_DATASET = Path(__file__).resolve().parent.parent.parent / "shared/datasets/dice-photos"
 CROP_FACTOR = 2.4  # stored crop side / die side: room for any rotation of the patch
 NEAR = 0.3  # x die size: a candidate this close to a labelled die's centre is that die
 FAR = 0.9  # x die size: one farther than this from every labelled die is no die
 DIE_BOX_TO_SIDE = 0.85  # top-face side / shorter side of a whole-die box (it has side faces)
 RENDER_SEEDS = range(100_000, 100_400)  # tests use seeds below 10,000
 EPOCHS = 120
-BATCH = 128
 
 
 @dataclass
@@ -70,7 +68,7 @@ def _sample(scene: Scene, center: tuple[float, float], side: float, label: int,
     return Sample(crop, side, label, group)
 
 
-def _label_centres(rec: dict) -> list[tuple[float, float, int, float | None]]:
+def label_centres(rec: dict) -> list[tuple[float, float, int, float | None]]:
     """(x, y, value, whole-die box side or None) of each labelled die, in image pixels."""
     out = []
     for d in rec["dice"]:
@@ -86,22 +84,15 @@ def _label_centres(rec: dict) -> list[tuple[float, float, int, float | None]]:
 
 def dataset_samples(dataset: Path, half: str, log=print) -> list[Sample]:
     """Labelled candidate and labelled-centre samples from the dataset's images."""
+    # The typical die size of an image is measured over the whole manifest, as the bench does.
     records = load_manifest(dataset)
     sizes = dict(zip((r["image"] for r in records), die_sizes(records), strict=True))
-    if half != "all":
-        records = records[0 if half == "even" else 1 :: 2]
     samples: list[Sample] = []
-    for k, rec in enumerate(records, 1):
-        if k % 50 == 0:
-            log(f"  {k}/{len(records)} images, {len(samples)} samples")
-        try:
-            image = load_image(dataset / rec["image"])
-        except ImageError:
-            continue
+    for rec, image in dataset_images(dataset, half, log):
         scene = prepare(image)
         s = sizes[rec["image"]] * scene.scale
         labels = [(x * scene.scale, y * scene.scale, v, own * scene.scale if own else None)
-                  for x, y, v, own in _label_centres(rec)]
+                  for x, y, v, own in label_centres(rec)]
         group = rec["source"].split("/")[0]
         for cand in scene.candidates:
             if not math.isfinite(cand.side) or cand.side < 4:
@@ -148,16 +139,7 @@ def augmented(sample: Sample, rng: np.random.Generator) -> np.ndarray:
     side = sample.side * rng.uniform(0.88, 1.14)
     shift = rng.normal(0.0, 0.06 * sample.side, 2)
     patch, _ = straighten(sample.crop, (c + shift[0], c + shift[1]), rng.uniform(0, 360), side)
-    patch = patch.astype(np.float32)
-    if rng.random() < 0.5:
-        patch = patch[:, :, rng.permutation(3)]
-    if rng.random() < 0.15:
-        patch = np.repeat(patch.mean(axis=2, keepdims=True), 3, axis=2)
-    patch = patch * rng.uniform(0.6, 1.4) + rng.uniform(-40, 40)
-    if rng.random() < 0.25:
-        patch = cv2.GaussianBlur(patch, (0, 0), rng.uniform(0.5, 1.5))
-    patch += rng.normal(0.0, rng.uniform(0, 8), patch.shape).astype(np.float32)
-    return np.clip(patch, 0, 255).astype(np.uint8)
+    return relit(patch, rng, blur=(0.5, 1.5), noise=8.0)
 
 
 def build_model():
@@ -179,76 +161,23 @@ def build_model():
 
 def train(samples: list[Sample], seed: int, epochs: int = EPOCHS, log=print):
     """A trained model (PyTorch, eval mode)."""
-    import torch
-    from torch import nn
-
-    torch.manual_seed(seed)
-    torch.use_deterministic_algorithms(True)
-    rng = np.random.default_rng(seed)
-    model = build_model()
     labels = np.array([s.label for s in samples])
-    # Each class weighs the same, however many samples it has.
-    counts = np.bincount(labels, minlength=len(CLASSES)).astype(np.float64)
-    weights = torch.tensor(counts.sum() / (len(CLASSES) * np.maximum(counts, 1)),
-                           dtype=torch.float32)
-    loss_fn = nn.CrossEntropyLoss(weight=weights)
-    steps = epochs * math.ceil(len(samples) / BATCH)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
-    for epoch in range(epochs):
-        model.train()
-        order = rng.permutation(len(samples))
-        total, right, seen = 0.0, 0, 0
-        for start in range(0, len(order), BATCH):
-            idx = order[start : start + BATCH]
-            x = torch.from_numpy(to_input([augmented(samples[i], rng) for i in idx]))
-            y = torch.from_numpy(labels[idx])
-            opt.zero_grad()
-            out = model(x)
-            loss = loss_fn(out, y)
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.item() * len(idx)
-            right += int((out.argmax(1) == y).sum())
-            seen += len(idx)
-        log(f"  epoch {epoch + 1}/{epochs}: loss {total / seen:.3f}, "
-            f"accuracy {right / seen:.3f}")
-    return model.eval()
+    return fit(build_model, labels, len(CLASSES),
+               lambda idx, rng: to_input([augmented(samples[i], rng) for i in idx]),
+               seed, epochs, log)
 
 
 def export(model, out: Path) -> None:
-    """Write the model as ONNX (opset 13, fixed batch-free input shape)."""
-    import torch
-
-    out.parent.mkdir(parents=True, exist_ok=True)
-    dummy = torch.zeros(1, 3, INPUT_SIDE, INPUT_SIDE)
-    torch.onnx.export(model, dummy, str(out), input_names=["patch"], output_names=["logits"],
-                      dynamic_axes={"patch": {0: "n"}, "logits": {0: "n"}}, opset_version=13,
-                      dynamo=False)
+    """Write the model as ONNX, for any batch size."""
+    net_training.export(model, (3, INPUT_SIDE, INPUT_SIDE), out)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.face_net_train",
-                                     description=__doc__.split("\n\n")[0])
-    parser.add_argument("dataset", nargs="?", default=str(DEFAULT_DATASET))
-    parser.add_argument("--half", choices=("even", "odd", "all"), default="all",
-                        help="train on every other image only (the bench's halves)")
-    parser.add_argument("--out", default=str(DEFAULT_MODEL), help="ONNX file to write")
-    parser.add_argument("--seed", type=int, default=421)
-    parser.add_argument("--epochs", type=int, default=EPOCHS)
-    parser.add_argument("--threads", type=int, default=2, help="PyTorch threads")
-    args = parser.parse_args(argv)
-    try:
-        import torch
-    except ImportError:
-        print("training needs PyTorch and onnx: pip install -e '.[train]'", file=sys.stderr)
-        return 2
-    torch.set_num_threads(max(1, args.threads))
-    cv2.setNumThreads(1)
+    args = net_training.parser("python -m vision.face_net_train", __doc__.split("\n\n")[0],
+                               DEFAULT_MODEL, EPOCHS).parse_args(argv)
     dataset = Path(args.dataset)
-    if not (dataset / "manifest.json").is_file():
-        print(f"no dice-photos dataset at {dataset} (manifest.json missing)", file=sys.stderr)
+    if problem := net_training.setup(args.threads, dataset):
+        print(problem, file=sys.stderr)
         return 2
     began = time.perf_counter()
     print(f"cutting samples from {dataset} (half: {args.half})")

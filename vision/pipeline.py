@@ -31,6 +31,7 @@ from vision.face import FaceReading, read_face
 from vision.face_net import default_net
 from vision.image_io import as_bgr
 from vision.layout import LayoutFit, fit_layout
+from vision.lean_net import default_lean_net, distance_from_centre, lean_patch
 from vision.pips import PipReading, read_one, read_pip_colour, read_pips
 from vision.profile import Profile
 from vision.types import Die
@@ -58,6 +59,9 @@ PIP_LEVEL = 0.65  # where a pip's outline is drawn, from the body's level (0) to
 # (its pips must still fit that face), and to vouch for a die with no body in the mask.
 NET_READ = 0.8
 NET_SURE = 0.9
+# An unsure "die" the network is this sure shows no die face is none: a fingertip, a speck,
+# a mark on the tray. (Real dice left unsure are faces it cannot settle, not blanks to it.)
+NET_NO_FACE = 0.9
 # ... and how sure it must be of a value the face reader finds too (two readers agreeing).
 NET_AGREE = 0.5
 # A value the network gives at least this much is only doubted, not contradicted: the two pip
@@ -80,6 +84,11 @@ CLOSE_UP_PITCH = (1.1, 2.6)
 # of an unsure die's body that must be (the rest: pips, a side face in shade).
 DIE_COLOUR_MATCH = 40.0
 DIE_COLOUR_SHARE = 0.3
+# A read die with another die found within LEAN_REACH x its side may lean on it; it is
+# reported cocked when the lean check (`vision.lean_net`) is LEAN_SURE sure it leans. (A die
+# leaning on another lies 1.3-1.8 sides from it.)
+LEAN_REACH = 1.9
+LEAN_SURE = 0.9
 
 
 def straighten(
@@ -111,6 +120,7 @@ class _Found:
     rank: tuple  # lower is kept first
     center: tuple[float, float]  # working pixels
     cand: Candidate  # what was read
+    no_face: float = 0.0  # the face network's belief that no die face is there
 
 
 def _body_cover(mask: np.ndarray, center: np.ndarray, side: float) -> float:
@@ -219,7 +229,8 @@ def _read_candidate(
     die = Die(None, (float(cand.center[0]), float(cand.center[1])),
               tuple((float(x), float(y)) for x, y in corners),
               float(np.clip(reading.confidence, 0.0, 1.0)), reason, likely_values(view.probs))
-    return _Found(die, (1 if cand.source == "body" else 2, 0.0), die.center, cand)
+    return _Found(die, (1 if cand.source == "body" else 2, 0.0), die.center, cand,
+                  float(view.probs[0]))
 
 
 def likely_values(probs: np.ndarray) -> tuple[int, ...]:
@@ -403,6 +414,9 @@ class Scene:
     polarity: str | None  # the profile's pip polarity, if any
     sized: bool = True  # False: no die body gave the die size; ``side`` is a guess
     offset: tuple[int, int] = (0, 0)  # where the working copy begins in the input (zones)
+    # The input's centre (under the camera) and larger side, in working pixels.
+    centre: tuple[float, float] | None = None
+    image_side: float | None = None
 
 
 def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
@@ -436,7 +450,9 @@ def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
     candidates, side_found = find_candidates(seen, side_hint)
     return Scene(seen, source, scale, side_found, candidates,
                  profile.pip_polarity if profile else None, sized=side is not None,
-                 offset=(x0, y0))
+                 offset=(x0, y0),
+                 centre=((shape[1] / 2.0 - x0) * scale, (shape[0] / 2.0 - y0) * scale),
+                 image_side=max(shape) * scale)
 
 
 def patch_source(bgr: np.ndarray, scale: float, side: float | None) -> Source:
@@ -503,8 +519,15 @@ def _read_already(cand: Candidate, found: list[_Found], side: float) -> bool:
     )
 
 
-def read_dice(image: np.ndarray, profile: Profile | None = None) -> list[Die]:
+def read_dice(
+    image: np.ndarray, profile: Profile | None = None, *, lean_check: bool = True
+) -> list[Die]:
     """Every die in a BGR (or gray / BGRA) image of the tray, read or marked unsure.
+
+    A die whose face reads but that the lean check (`vision.lean_net`) finds leaning on
+    another die is reported cocked; ``lean_check=False`` leaves that out (the check's own
+    training cuts the dice it reads). What the face network is sure shows no die face is
+    not reported at all, not even as unsure (a fingertip, a speck).
 
     With a profile: its die size and pip polarity are taken as known, dice outside its zones
     are left out (and the image around them is not read), its empty tray replaces the
@@ -525,10 +548,49 @@ def read_dice(image: np.ndarray, profile: Profile | None = None) -> list[Die]:
     if profile and profile.dice_colors:
         kept = [k for k in kept if k.die.value is not None or _die_coloured(
             scene.look.image, scene.look.mask, k.center, scene.side, profile.dice_colors)]
+    if lean_check:
+        _check_lean(kept, scene)
     dice = [_placed(k.die, scene.scale, scene.offset) for k in kept]
     if profile and profile.zones:
         dice = [d for d in dice if profile.in_zones(d.center)]
     return dice
+
+
+def _check_lean(kept: list[_Found], scene: Scene) -> None:
+    """Report cocked each read die that leans on another: one within LEAN_REACH of its side
+    from another die found, that the lean check is LEAN_SURE sure leans. Its top face is
+    whole and fits a face, but the game asks for a re-throw. A die with no other near it has
+    nothing to lean on (and a camera at a slant shows every die the way a top-down camera
+    shows a leaning one: only its neighbours tell the two apart)."""
+    if scene.centre is None or scene.image_side is None:
+        return
+    # A die's side is its pips' grid's; a one has none (its outline is the side it was
+    # straightened at, which for a leaning die takes in its side face): it takes the other
+    # dice's, dice of a tray being of a size.
+    sides = [math.dist(*k.die.corners[:2]) for k in kept if (k.die.value or 0) >= 2]
+    typical = float(np.median(sides)) if sides else None
+    near = []
+    for k in kept:
+        if k.die.value is None:
+            continue
+        side = math.dist(*k.die.corners[:2])
+        if k.die.value == 1 and typical is not None:
+            side = typical
+        if any(o is not k and math.dist(k.center, o.center) <= LEAN_REACH * side
+               for o in kept):
+            near.append((k, side))
+    if not near:
+        return
+    # The working copy shows a die about twice as wide as the check looks at it: enough.
+    patches = [lean_patch(scene.look.image, k.center, side, scene.centre) for k, side in near]
+    distances = [distance_from_centre(k.center, scene.centre, scene.image_side)
+                 for k, _ in near]
+    for (k, _), leaning in zip(near, default_lean_net().leaning(patches, distances),
+                               strict=True):
+        if leaning >= LEAN_SURE:
+            k.die = replace(k.die, value=None, reason="cocked",
+                            confidence=float(min(k.die.confidence, 1.0 - leaning)),
+                            alternatives=(k.die.value,))
 
 
 def _die_coloured(
@@ -600,7 +662,9 @@ def _read_scene(scene: Scene) -> list[_Found]:
         if item.die.value is not None and first.die.value not in (None, item.die.value):
             first.die = replace(first.die, value=None, reason="not a pip face",
                                 confidence=0.3)
-    return _close_up(kept, scene)
+    # Blanks stay until here: in a close-up, they are the pips of one large die.
+    return [k for k in _close_up(kept, scene)
+            if k.die.value is not None or k.no_face < NET_NO_FACE]
 
 
 def _same_die(point: tuple[float, float], found: _Found, side: float) -> bool:

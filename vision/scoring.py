@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+# Where the dataset lies when none is named: beside the repository, never inside it.
+DEFAULT_DATASET = Path(__file__).resolve().parent.parent.parent / "shared/datasets/dice-photos"
 PIP_EXTENT = 0.75  # pip-cluster extent / die side, for "pips" boxes
 BOX_MARGIN = 0.25  # x S, added on each side of "die" boxes
 PIP_RADIUS = 0.75  # x S, radius around the centre of a "pips" box
@@ -35,6 +37,16 @@ def load_manifest(dataset: str | Path) -> list[dict[str, Any]]:
         path = path / "manifest.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     return data["images"] if isinstance(data, dict) else data
+
+
+def half_of(records: list[dict[str, Any]], half: str | None) -> list[dict[str, Any]]:
+    """The manifest's even- or odd-indexed records (``"even"``, ``"odd"``), or all of them
+    (``"all"`` or None): the halves a model is trained on and measured on, apart."""
+    if half in (None, "all"):
+        return list(records)
+    if half not in ("even", "odd"):
+        raise ValueError(f"half must be 'even', 'odd' or 'all', not {half!r}")
+    return records[0 if half == "even" else 1 :: 2]
 
 
 def _median(xs: Sequence[float]) -> float | None:

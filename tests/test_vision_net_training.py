@@ -1,0 +1,69 @@
+"""`vision.net_training` (what both training scripts share) and the dataset's halves."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import net_training
+from vision.scoring import half_of
+
+
+def test_the_halves_are_every_other_record_and_together_the_whole() -> None:
+    records = [{"image": f"images/{k}.jpg"} for k in range(7)]
+    even, odd = half_of(records, "even"), half_of(records, "odd")
+    assert [r["image"] for r in even] == [f"images/{k}.jpg" for k in (0, 2, 4, 6)]
+    assert [r["image"] for r in odd] == [f"images/{k}.jpg" for k in (1, 3, 5)]
+    assert half_of(records, "all") == half_of(records, None) == records
+    with pytest.raises(ValueError, match="half must be"):
+        half_of(records, "first")
+
+
+def test_dataset_images_yield_the_half_and_skip_unreadable_files(tmp_path) -> None:
+    (tmp_path / "images").mkdir()
+    records = []
+    for k in range(5):
+        name = f"images/{k}.png"
+        if k == 2:
+            (tmp_path / name).write_text("not an image")
+        else:
+            cv2.imwrite(str(tmp_path / name), np.full((8, 8, 3), k * 10, np.uint8))
+        records.append({"image": name, "source": "test", "dice": []})
+    (tmp_path / "manifest.json").write_text(json.dumps(records))
+    said: list[str] = []
+    got = list(net_training.dataset_images(tmp_path, "even", said.append, every=2))
+    assert [rec["image"] for rec, _ in got] == ["images/0.png", "images/4.png"]
+    assert [int(image[0, 0, 0]) for _, image in got] == [0, 40]
+    assert any("skipped images/2.png" in line for line in said)
+    assert "  2/3 images" in said
+
+
+def test_relit_keeps_the_patch_shape_and_is_the_same_for_one_seed() -> None:
+    patch = np.random.default_rng(1).integers(0, 256, (32, 32, 3), dtype=np.uint8)
+    a = net_training.relit(patch, np.random.default_rng(5), blur=(0.5, 1.5), noise=8.0)
+    b = net_training.relit(patch, np.random.default_rng(5), blur=(0.5, 1.5), noise=8.0)
+    assert a.shape == patch.shape and a.dtype == np.uint8
+    assert np.array_equal(a, b)
+    others = [net_training.relit(patch, np.random.default_rng(s), (0.5, 1.5), 8.0)
+              for s in range(6, 12)]
+    assert any(not np.array_equal(a, o) for o in others)
+
+
+def test_the_command_line_options_and_their_defaults(tmp_path) -> None:
+    parser = net_training.parser("train", "Train.", tmp_path / "model.onnx", epochs=7)
+    args = parser.parse_args([])
+    assert (args.half, args.seed, args.epochs, args.threads) == ("all", 421, 7, 2)
+    assert args.out == str(tmp_path / "model.onnx")
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--half", "first"])
+
+
+def test_training_without_the_dataset_says_where_it_looked(tmp_path) -> None:
+    pytest.importorskip("torch", reason="the training extra is not installed")
+    problem = net_training.setup(1, tmp_path / "nowhere")
+    assert problem is not None and "nowhere" in problem and "manifest.json" in problem
+    (tmp_path / "manifest.json").write_text("[]")
+    assert net_training.setup(1, tmp_path) is None

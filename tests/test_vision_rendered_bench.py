@@ -1,0 +1,73 @@
+"""`vision.rendered_bench`: rendered trays' readings counted against their truth."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import vision
+from vision.render import DieSpec, TraySpec, render_tray
+from vision.rendered_bench import RenderedCounts, count_tray, main, measure, tray_for_seed
+
+CORNERS = ((0.0, 0.0),) * 4
+
+
+def die(value: int | None, centre, reason: str | None = None) -> vision.Die:
+    return vision.Die(value, centre, CORNERS, 0.9, reason)
+
+
+@pytest.fixture(scope="module")
+def shot():
+    return render_tray(TraySpec(dice=(
+        DieSpec(3, (100, 100), 40), DieSpec(4, (300, 100), 40),
+        DieSpec(5, (300, 300), 40, tilt_deg=25),
+    )))
+
+
+def counted(shot, readings) -> RenderedCounts:
+    counts = RenderedCounts()
+    count_tray(shot, readings, counts)
+    return counts
+
+
+def test_each_die_is_counted_once_by_its_reading(shot) -> None:
+    three, four, leaning = shot.truth
+    assert leaning.cocked and not three.cocked
+    counts = counted(shot, [die(3, three.center), die(None, four.center, "cocked"),
+                            die(5, leaning.center), die(2, (600, 440))])
+    assert counts == RenderedCounts(flat_right=1, flat_unsure=1, flat_cocked=1,
+                                    leaning_valued=1, extra_values=1)
+    counts = counted(shot, [die(6, three.center), die(None, leaning.center, "cocked")])
+    assert counts == RenderedCounts(flat_wrong=1, flat_missed=1, leaning_unsure=1)
+    assert (counts.flat, counts.leaning) == (2, 1)
+
+
+def test_the_nearest_reading_counts_and_a_second_one_with_a_value_is_extra(shot) -> None:
+    three = shot.truth[0]
+    x, y = three.center
+    counts = counted(shot, [die(4, (x + 12, y)), die(3, (x + 2, y))])
+    assert counts.flat_right == 1 and counts.flat_wrong == 0
+    assert counts.extra_values == 1
+    away = counted(shot, [die(3, (x + 0.6 * three.side, y))])
+    assert away == RenderedCounts(flat_missed=2, leaning_missed=1, extra_values=1)
+
+
+def test_a_seed_always_draws_the_same_tray() -> None:
+    a, b = tray_for_seed(7003), tray_for_seed(7003)
+    assert np.array_equal(a.image, b.image) and a.truth == b.truth
+    assert not np.array_equal(a.image, tray_for_seed(7004).image)
+
+
+def test_measure_counts_every_true_die() -> None:
+    seeds = range(7000, 7003)
+    counts = measure(seeds)
+    truth = [t for s in seeds for t in tray_for_seed(s).truth]
+    assert counts.flat == sum(not t.cocked for t in truth)
+    assert counts.leaning == sum(t.cocked for t in truth)
+
+
+def test_an_empty_seed_range_is_refused(capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["7000", "7000"])
+    assert stop.value.code == 2
+    assert "seed range is empty" in capsys.readouterr().err

@@ -1,0 +1,107 @@
+"""The lean check: a small network that tells a die lying flat from one leaning on another.
+
+A die leaning on another die shows a whole face on top, and its pips fit that face: the face
+readers cannot tell it from a flat die. Geometry can. Its top face is foreshortened, and one
+of its side faces shows beside the top face. A flat die shows side faces too, but only from
+the camera's perspective: the ones that face the point under the camera (the image centre,
+with the camera above the tray), and the wider the farther the die lies from it. So each
+die is cut with the image centre straight up and its distance from it as a fourth channel,
+and the network learns where a flat die's side faces may show.
+
+It is trained by ``python -m vision.lean_net_train`` (reproducibly, on rendered trays with
+leaning dice and on the dataset's real flat dice) and runs through OpenCV's DNN module alone.
+`vision.pipeline` asks it only about dice with another die near enough to lean on.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.onnx_model import load_onnx
+
+#: Side of the network's input.
+INPUT_SIDE = 32
+#: Patch side / die side: room for the side face of a die leaning up to about 40 degrees.
+PATCH_SCALE = 2.2
+DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "lean_net.onnx"
+#: Overrides the shipped model file (a path).
+MODEL_ENV = "DICETOWER_LEAN_NET"
+
+
+def lean_patch(
+    image: np.ndarray, center, side: float, toward, zoom: float = 1.0
+) -> np.ndarray:
+    """The die at ``center`` (``side`` px) cut INPUT_SIDE px wide from a BGR ``image``, turned
+    so that the point ``toward`` (the image centre) lies straight up.
+
+    ``center``, ``side`` and ``toward`` are in pixels of an image ``zoom`` times smaller than
+    ``image`` (the working copy, when ``image`` is the sharper source)."""
+    cx, cy = float(center[0]), float(center[1])
+    dx, dy = float(toward[0]) - cx, float(toward[1]) - cy
+    norm = math.hypot(dx, dy)
+    # Patch "down" points away from the centre; at the centre itself any turn will do.
+    a, b = (-dx / norm, -dy / norm) if norm > 1e-6 else (0.0, 1.0)
+    # Cut at about the source's own resolution, then reduced by area: sampling straight down
+    # to INPUT_SIDE would skip pixels (and pips).
+    k = max(1, round(PATCH_SCALE * side * zoom / INPUT_SIDE))
+    size = INPUT_SIDE * k
+    s = size / (PATCH_SCALE * side * zoom)
+    x, y = cx * zoom, cy * zoom
+    m = np.array([[s * b, -s * a, 0.0], [s * a, s * b, 0.0]])
+    m[:, 2] = (size / 2.0, size / 2.0) - m[:, :2] @ (x, y)
+    patch = cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_REPLICATE)
+    if k > 1:
+        patch = cv2.resize(patch, (INPUT_SIDE, INPUT_SIDE), interpolation=cv2.INTER_AREA)
+    return patch
+
+
+def distance_from_centre(center, toward, image_side: float) -> float:
+    """How far a die lies from the image centre, in units of the image's larger side."""
+    return math.dist(center, toward) / max(1.0, image_side)
+
+
+def to_input(patches: list[np.ndarray], distances: list[float]) -> np.ndarray:
+    """The network input (N, 4, INPUT_SIDE, INPUT_SIDE) float32: each lean patch standardised
+    on its own (contrast, not exposure), and a channel holding its distance from the centre."""
+    n, side = len(patches), INPUT_SIDE
+    out = np.empty((n, 4, side, side), np.float32)
+    for k, (patch, distance) in enumerate(zip(patches, distances, strict=True)):
+        x = patch.astype(np.float32)
+        x -= x.mean()
+        x /= max(float(x.std()), 4.0)
+        out[k, :3] = x.transpose(2, 0, 1)
+        out[k, 3] = distance
+    return out
+
+
+class LeanNet:
+    """An ONNX lean classifier loaded into OpenCV's DNN module."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._net = load_onnx(self.path, "lean network")
+
+    def leaning(self, patches: list[np.ndarray], distances: list[float]) -> np.ndarray:
+        """(N,) probabilities that each die (a `lean_patch` and its distance) leans."""
+        if not patches:
+            return np.zeros(0, np.float32)
+        self._net.setInput(to_input(patches, distances))
+        logits = np.asarray(self._net.forward(), dtype=np.float64).reshape(len(patches), 2)
+        return (1.0 / (1.0 + np.exp(logits[:, 0] - logits[:, 1]))).astype(np.float32)
+
+
+@lru_cache(maxsize=4)
+def _load(path: str) -> LeanNet:
+    return LeanNet(path)
+
+
+def default_lean_net() -> LeanNet:
+    """The shipped model (or the one named by $DICETOWER_LEAN_NET), loaded once."""
+    return _load(os.environ.get(MODEL_ENV) or str(DEFAULT_MODEL))

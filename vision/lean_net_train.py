@@ -1,0 +1,195 @@
+"""Train the lean check (`vision.lean_net`) reproducibly and write it as ONNX.
+
+Usage::
+
+    python -m vision.lean_net_train [DATASET] [--half even|odd|all] [--out FILE] [--seed N]
+
+Needs the training extra (``pip install -e '.[train]'``: PyTorch and onnx); the product itself
+runs the result through OpenCV alone. Same seed and library versions, same model.
+
+Leaning dice come from rendered trays (`vision.render`, seeds far from those of the tests),
+which vary the camera's height (how wide a flat die's side faces show), the image size, die
+sizes, colours, floors and light; each holds up to two dice leaning on another die and up
+to two pairs of touching dice (a neighbour's face beside a die is no side face). Real flat dice
+come from the dice-photos dataset: each die `vision.read_dice` reads (without the lean
+check) with its labelled value, cut where it was read. The dataset labels no leaning dice:
+its few dice that lean on the tray wall are taken as flat. Each epoch draws new shifts,
+scales, mirror images, lighting and colour swaps of every die.
+
+``--half even|odd`` takes every other image of the manifest (the bench's halves), so
+``dicetower bench vision --half odd`` with ``DICETOWER_LEAN_NET`` set to the even model
+measures how often the check stops real flat dice it has never seen.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision import net_training
+from vision.face_net_train import label_centres
+from vision.lean_net import DEFAULT_MODEL, INPUT_SIDE, PATCH_SCALE, lean_patch, to_input
+from vision.net_training import dataset_images, fit, relit
+
+RENDER_SEEDS = range(200_000, 202_000)  # tests use seeds below 10,000
+CROP_FACTOR = 1.5 * PATCH_SCALE  # stored crop side / die side: room for shifts and turns
+IMAGE_SIZES = ((640, 480), (640, 640), (800, 600), (480, 640))
+EPOCHS = 60
+# Each real flat die is drawn this many times an epoch: the check must not stop real dice,
+# and rendered ones far outnumber them.
+REAL_REPEATS = 3
+
+
+@dataclass
+class Sample:
+    crop: np.ndarray  # BGR, the die centred, CROP_FACTOR x side wide, as in the image
+    side: float  # die side in crop pixels
+    toward: tuple[float, float]  # unit vector from the die to the image centre
+    distance: float  # from the image centre, x the image's larger side
+    label: int  # 1: leaning
+
+
+def tray_spec(seed: int):
+    """The rendered tray of one training seed."""
+    from vision.render import random_tray
+
+    rng = np.random.default_rng(seed)
+    width, height = IMAGE_SIZES[int(rng.integers(len(IMAGE_SIZES)))]
+    touching, cocked = int(rng.integers(0, 3)), int(rng.integers(0, 3))
+    n = int(rng.integers(max(3, 2 * (touching + cocked)), 10))
+    camera = float(rng.uniform(1.1, 2.6)) * max(width, height)
+    while True:
+        try:
+            return random_tray(rng, n, width=width, height=height, side=(24.0, 64.0),
+                               touching=touching, cocked=cocked, camera_height=camera)
+        except ValueError:  # no room for so many dice of that size: fewer
+            if n <= 2 * (touching + cocked):
+                touching, cocked = 0, max(0, cocked - 1)
+            n = max(1, n - 1)
+
+
+def cut(image: np.ndarray, center: tuple[float, float], side: float, label: int) -> Sample:
+    """The die at ``center`` (``side`` px) of an image, as a sample."""
+    h, w = image.shape[:2]
+    x, y = center
+    size = max(8, math.ceil(CROP_FACTOR * side))
+    m = np.array([[1.0, 0.0, size / 2.0 - x], [0.0, 1.0, size / 2.0 - y]])
+    crop = cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
+    dx, dy = w / 2.0 - x, h / 2.0 - y
+    norm = math.hypot(dx, dy)
+    toward = (dx / norm, dy / norm) if norm > 1e-6 else (0.0, -1.0)
+    return Sample(crop, side, toward, norm / max(w, h), label)
+
+
+def tray_samples(image: np.ndarray, truths) -> list[Sample]:
+    """One sample per die of a rendered tray, at its truth (top-face centre and side)."""
+    return [cut(image, t.center, t.side, int(t.cocked)) for t in truths]
+
+
+def dataset_samples(dataset: Path, half: str, log=print) -> list[Sample]:
+    """Flat samples: the dataset's dice as `vision.read_dice` reads them (without the lean
+    check), where the reading has the labelled value within half a die of a labelled die."""
+    from vision.pipeline import read_dice
+
+    samples: list[Sample] = []
+    for rec, image in dataset_images(dataset, half, log, every=100):
+        labels = label_centres(rec)
+        for die in read_dice(image, lean_check=False):
+            side = math.dist(*die.corners[:2])
+            if die.value is not None and any(
+                    v == die.value and math.dist(die.center, (x, y)) <= 0.5 * side
+                    for x, y, v, _ in labels):
+                samples.append(cut(image, die.center, side, 0))
+    return samples
+
+
+def rendered_samples(seeds=RENDER_SEEDS, log=print) -> list[Sample]:
+    from vision.render import render_tray
+
+    samples: list[Sample] = []
+    for k, seed in enumerate(seeds, 1):
+        if k % 250 == 0:
+            log(f"  {k}/{len(seeds)} trays, {len(samples)} dice")
+        shot = render_tray(tray_spec(seed), seed=seed)
+        samples += tray_samples(shot.image, shot.truth)
+    return samples
+
+
+def augmented(sample: Sample, rng: np.random.Generator) -> np.ndarray:
+    """The sample cut as the pipeline would, under a random shift, scale, mirror and light."""
+    c = sample.crop.shape[0] / 2.0
+    # The pipeline knows a die's side only roughly (from its pips' pitch, or its neighbours'
+    # for a one): the check must not hang on it.
+    side = sample.side * rng.uniform(0.8, 1.25)
+    shift = rng.normal(0.0, 0.05 * sample.side, 2)
+    turn = math.radians(rng.normal(0.0, 4.0))
+    tx, ty = sample.toward
+    tx, ty = tx * math.cos(turn) - ty * math.sin(turn), tx * math.sin(turn) + ty * math.cos(turn)
+    centre = (c + shift[0], c + shift[1])
+    patch = lean_patch(sample.crop, centre, side, (centre[0] + 100 * tx, centre[1] + 100 * ty))
+    if rng.random() < 0.5:
+        patch = patch[:, ::-1]  # a mirror image keeps the centre straight up
+    return relit(patch, rng, blur=(0.4, 1.0), noise=6.0)
+
+
+def build_model():
+    """Three small conv layers and a small classifier (about 2M multiply-adds per die)."""
+    from torch import nn
+
+    def conv(cin: int, cout: int) -> list:
+        return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU()]
+
+    return nn.Sequential(
+        *conv(4, 16), nn.MaxPool2d(2),
+        *conv(16, 32), nn.MaxPool2d(2),
+        *conv(32, 32), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Dropout(0.3), nn.Linear(32 * (INPUT_SIDE // 8) ** 2, 32), nn.ReLU(),
+        nn.Linear(32, 2),
+    )
+
+
+def train(samples: list[Sample], seed: int, epochs: int = EPOCHS, log=print):
+    """A trained model (PyTorch, eval mode)."""
+    labels = np.array([s.label for s in samples])
+    return fit(build_model, labels, 2,
+               lambda idx, rng: to_input([augmented(samples[i], rng) for i in idx],
+                                         [samples[i].distance for i in idx]),
+               seed, epochs, log)
+
+
+def export(model, out: Path) -> None:
+    """Write the model as ONNX, for any batch size."""
+    net_training.export(model, (4, INPUT_SIDE, INPUT_SIDE), out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = net_training.parser("python -m vision.lean_net_train", __doc__.split("\n\n")[0],
+                                 DEFAULT_MODEL, EPOCHS)
+    parser.add_argument("--trays", type=int, default=len(RENDER_SEEDS))
+    args = parser.parse_args(argv)
+    dataset = Path(args.dataset)
+    if problem := net_training.setup(args.threads, dataset):
+        print(problem, file=sys.stderr)
+        return 2
+    began = time.perf_counter()
+    print(f"reading flat dice in {dataset} (half: {args.half})")
+    samples = dataset_samples(dataset, args.half) * REAL_REPEATS
+    print(f"rendering {args.trays} trays")
+    samples += rendered_samples(range(RENDER_SEEDS.start, RENDER_SEEDS.start + args.trays))
+    leaning = sum(s.label for s in samples)
+    print(f"{len(samples)} dice: {leaning} leaning, {len(samples) - leaning} flat")
+    model = train(samples, args.seed, args.epochs)
+    export(model, Path(args.out))
+    print(f"wrote {args.out} in {time.perf_counter() - began:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
