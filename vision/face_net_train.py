@@ -29,12 +29,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from vision import net_training
 from vision.face_net import CLASSES, DEFAULT_MODEL, INPUT_SIDE, to_input
-from vision.net_training import dataset_images, fit, relit
+from vision.net_training import dataset_images, fit, relit, square_around
 from vision.pipeline import Scene, candidate_side, prepare, straighten
 from vision.scoring import die_sizes, load_manifest
 
@@ -61,10 +60,7 @@ def _sample(scene: Scene, center: tuple[float, float], side: float, label: int,
     image, zoom = scene.source
     side *= zoom
     size = max(8, math.ceil(CROP_FACTOR * side))
-    m = np.array([[1.0, 0.0, size / 2.0 - center[0] * zoom],
-                  [0.0, 1.0, size / 2.0 - center[1] * zoom]])
-    crop = cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_REPLICATE)
+    crop = square_around(image, (center[0] * zoom, center[1] * zoom), size)
     return Sample(crop, side, label, group)
 
 

@@ -29,13 +29,19 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from vision import net_training
 from vision.face_net_train import label_centres
-from vision.lean_net import DEFAULT_MODEL, INPUT_SIDE, PATCH_SCALE, lean_patch, to_input
-from vision.net_training import dataset_images, fit, relit
+from vision.lean_net import (
+    DEFAULT_MODEL,
+    INPUT_SIDE,
+    PATCH_SCALE,
+    distance_from_centre,
+    lean_patch,
+    to_input,
+)
+from vision.net_training import dataset_images, fit, relit, square_around
 
 RENDER_SEEDS = range(200_000, 202_000)  # tests use seeds below 10,000
 CROP_FACTOR = 1.5 * PATCH_SCALE  # stored crop side / die side: room for shifts and turns
@@ -77,15 +83,12 @@ def tray_spec(seed: int):
 def cut(image: np.ndarray, center: tuple[float, float], side: float, label: int) -> Sample:
     """The die at ``center`` (``side`` px) of an image, as a sample."""
     h, w = image.shape[:2]
-    x, y = center
-    size = max(8, math.ceil(CROP_FACTOR * side))
-    m = np.array([[1.0, 0.0, size / 2.0 - x], [0.0, 1.0, size / 2.0 - y]])
-    crop = cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_REPLICATE)
-    dx, dy = w / 2.0 - x, h / 2.0 - y
+    crop = square_around(image, center, max(8, math.ceil(CROP_FACTOR * side)))
+    middle = (w / 2.0, h / 2.0)
+    dx, dy = middle[0] - center[0], middle[1] - center[1]
     norm = math.hypot(dx, dy)
     toward = (dx / norm, dy / norm) if norm > 1e-6 else (0.0, -1.0)
-    return Sample(crop, side, toward, norm / max(w, h), label)
+    return Sample(crop, side, toward, distance_from_centre(center, middle, max(w, h)), label)
 
 
 def tray_samples(image: np.ndarray, truths) -> list[Sample]:

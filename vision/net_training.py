@@ -41,6 +41,14 @@ def dataset_images(
         yield rec, image
 
 
+def square_around(image: np.ndarray, center: tuple[float, float], size: int) -> np.ndarray:
+    """The ``size`` x ``size`` square of ``image`` centred on ``center`` (sub-pixel; the
+    border repeated beyond the image): a sample's crop, augmented at every epoch."""
+    m = np.array([[1.0, 0.0, size / 2.0 - center[0]], [0.0, 1.0, size / 2.0 - center[1]]])
+    return cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
 def relit(
     patch: np.ndarray, rng: np.random.Generator, blur: tuple[float, float], noise: float
 ) -> np.ndarray:

@@ -414,9 +414,20 @@ class Scene:
     polarity: str | None  # the profile's pip polarity, if any
     sized: bool = True  # False: no die body gave the die size; ``side`` is a guess
     offset: tuple[int, int] = (0, 0)  # where the working copy begins in the input (zones)
-    # The input's centre (under the camera) and larger side, in working pixels.
-    centre: tuple[float, float] | None = None
-    image_side: float | None = None
+    input_size: tuple[int, int] | None = None  # (w, h) of the whole input, zones or not
+
+    @property
+    def centre(self) -> tuple[float, float] | None:
+        """The input's centre (under the camera), in working pixels."""
+        if self.input_size is None:
+            return None
+        w, h = self.input_size
+        return ((w / 2.0 - self.offset[0]) * self.scale, (h / 2.0 - self.offset[1]) * self.scale)
+
+    @property
+    def image_side(self) -> float | None:
+        """The input's larger side, in working pixels."""
+        return None if self.input_size is None else max(self.input_size) * self.scale
 
 
 def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
@@ -450,9 +461,7 @@ def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
     candidates, side_found = find_candidates(seen, side_hint)
     return Scene(seen, source, scale, side_found, candidates,
                  profile.pip_polarity if profile else None, sized=side is not None,
-                 offset=(x0, y0),
-                 centre=((shape[1] / 2.0 - x0) * scale, (shape[0] / 2.0 - y0) * scale),
-                 image_side=max(shape) * scale)
+                 offset=(x0, y0), input_size=(shape[1], shape[0]))
 
 
 def patch_source(bgr: np.ndarray, scale: float, side: float | None) -> Source:
@@ -562,18 +571,17 @@ def _check_lean(kept: list[_Found], scene: Scene) -> None:
     whole and fits a face, but the game asks for a re-throw. A die with no other near it has
     nothing to lean on (and a camera at a slant shows every die the way a top-down camera
     shows a leaning one: only its neighbours tell the two apart)."""
-    if scene.centre is None or scene.image_side is None:
+    centre, image_side = scene.centre, scene.image_side
+    if centre is None or image_side is None:
         return
     # A die's side is its pips' grid's; a one has none (its outline is the side it was
     # straightened at, which for a leaning die takes in its side face): it takes the other
     # dice's, dice of a tray being of a size.
-    sides = [math.dist(*k.die.corners[:2]) for k in kept if (k.die.value or 0) >= 2]
+    read = [(k, math.dist(*k.die.corners[:2])) for k in kept if k.die.value is not None]
+    sides = [side for k, side in read if k.die.value >= 2]
     typical = float(np.median(sides)) if sides else None
     near = []
-    for k in kept:
-        if k.die.value is None:
-            continue
-        side = math.dist(*k.die.corners[:2])
+    for k, side in read:
         if k.die.value == 1 and typical is not None:
             side = typical
         if any(o is not k and math.dist(k.center, o.center) <= LEAN_REACH * side
@@ -582,9 +590,8 @@ def _check_lean(kept: list[_Found], scene: Scene) -> None:
     if not near:
         return
     # The working copy shows a die about twice as wide as the check looks at it: enough.
-    patches = [lean_patch(scene.look.image, k.center, side, scene.centre) for k, side in near]
-    distances = [distance_from_centre(k.center, scene.centre, scene.image_side)
-                 for k, _ in near]
+    patches = [lean_patch(scene.look.image, k.center, side, centre) for k, side in near]
+    distances = [distance_from_centre(k.center, centre, image_side) for k, _ in near]
     for (k, _), leaning in zip(near, default_lean_net().leaning(patches, distances),
                                strict=True):
         if leaning >= LEAN_SURE:

@@ -65,8 +65,8 @@ def count_tray(shot: RenderedTray, readings: list[Die], counts: RenderedCounts) 
     """Add one tray's readings to ``counts``."""
     used: set[int] = set()
     for truth in shot.truth:
-        near = [(math.dist(r.center, truth.center), i) for i, r in enumerate(readings)
-                if math.dist(r.center, truth.center) <= 0.5 * truth.side]
+        distances = [(math.dist(r.center, truth.center), i) for i, r in enumerate(readings)]
+        near = [(d, i) for d, i in distances if d <= 0.5 * truth.side]
         if not near:
             if truth.cocked:
                 counts.leaning_missed += 1
