@@ -102,3 +102,27 @@ def test_bench_agrees_with_the_dataset_scoring_script(dice_photos: Path, tmp_pat
         for key in keys:
             assert bench["per_source"][source][key] == pytest.approx(row[key]), (source, key)
     assert bench["overall"]["ms"]["median"] == pytest.approx(reference["overall"]["ms"]["median"])
+
+
+def test_split_parts_that_could_only_be_blanks_change_nothing_unread(
+    dice_photos: Path, monkeypatch
+) -> None:
+    # A die-shaped region large enough for two dice is read whole and split; most such parts
+    # are halves of one die, blanks to the network, which are not read. On the sample,
+    # reading them anyway gives the same dice: they were dropped in the end.
+    from vision import pipeline
+
+    cv2.setNumThreads(1)
+    images = [load_image(dice_photos / rec["image"]) for rec in sample(dice_photos)]
+    skipped = []
+    blank_part = pipeline._blank_part
+
+    def spy(cand, probs) -> bool:
+        skipped.append(blank_part(cand, probs))
+        return skipped[-1]
+
+    monkeypatch.setattr(pipeline, "_blank_part", spy)
+    skipping = [read_dice(image) for image in images]
+    assert sum(skipped) >= 5
+    monkeypatch.setattr(pipeline, "_blank_part", lambda cand, probs: False)
+    assert [read_dice(image) for image in images] == skipping

@@ -630,11 +630,12 @@ def _read_scene(scene: Scene) -> list[_Found]:
     mask, side, polarity = scene.look.mask, scene.side, scene.polarity
     found: list[_Found] = []
     usable = [c for c in scene.candidates if math.isfinite(c.side) and c.side >= 4]
-    # Regions first, then split regions, then pip clusters, each in one pass of the network
-    # (cheaper than one pass per candidate); a pip cluster on a die read already is not
-    # looked at.
-    for source in ("body", "split", "pips"):
-        phase = [c for c in usable if c.source == source and not _read_already(c, found, side)]
+    # Regions and split regions first, then pip clusters, each phase in one pass of the
+    # network (cheaper than one pass per candidate); a pip cluster on a die read already is
+    # not looked at.
+    for sources in (("body", "split"), ("pips",)):
+        phase = [c for source in sources for c in usable
+                 if c.source == source and not _read_already(c, found, side)]
         views = _views(scene.source, [(c, candidate_side(c, side)) for c in phase])
         for cand, view in zip(phase, views, strict=True):
             if _read_already(cand, found, side):
@@ -644,6 +645,8 @@ def _read_scene(scene: Scene) -> list[_Found]:
             if cand.source == "pips" and (not possible_values(view.probs) or (
                     _body_cover(mask, np.array(cand.center), side) < 0.5
                     and not net_vouches(view.probs))):
+                continue
+            if _blank_part(cand, view.probs):
                 continue
             item = _read_candidate(mask, cand, side, polarity, view)
             # An unsure die the network sees a face on may be of another size than assumed.
@@ -672,6 +675,13 @@ def _read_scene(scene: Scene) -> list[_Found]:
     # Blanks stay until here: in a close-up, they are the pips of one large die.
     return [k for k in _close_up(kept, scene)
             if k.die.value is not None or k.no_face < NET_NO_FACE]
+
+
+def _blank_part(cand: Candidate, probs: np.ndarray) -> bool:
+    """Whether a candidate is a part of a split region that could only be read as an unsure
+    die the network is NET_NO_FACE sure shows no face: a blank, dropped in the end (most are
+    halves of one die tried as two), so it is not read at all."""
+    return cand.source == "split" and not possible_values(probs) and probs[0] >= NET_NO_FACE
 
 
 def _same_die(point: tuple[float, float], found: _Found, side: float) -> bool:
