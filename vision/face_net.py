@@ -18,7 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.onnx_model import load_onnx
+from vision.onnx_model import load_onnx, standardised
 
 #: Side of the network's input (the straightened patch is reduced to this size).
 INPUT_SIDE = 32
@@ -46,10 +46,7 @@ def to_input(patches: list[np.ndarray]) -> np.ndarray:
     else:
         small = np.concatenate([cv2.resize(p, (side, side), interpolation=cv2.INTER_AREA)
                                 for p in patches])
-    x = small.astype(np.float32).reshape(n, -1)
-    x -= x.mean(axis=1, keepdims=True)
-    x /= np.maximum(x.std(axis=1, keepdims=True), 4.0)
-    return np.ascontiguousarray(x.reshape(n, side, side, 3).transpose(0, 3, 1, 2))
+    return standardised(small.reshape(n, side, side, 3))
 
 
 class FaceNet:

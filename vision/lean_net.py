@@ -23,7 +23,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.onnx_model import load_onnx
+from vision.onnx_model import load_onnx, standardised
 
 #: Side of the network's input.
 INPUT_SIDE = 32
@@ -71,13 +71,12 @@ def to_input(patches: list[np.ndarray], distances: list[float]) -> np.ndarray:
     """The network input (N, 4, INPUT_SIDE, INPUT_SIDE) float32: each lean patch standardised
     on its own (contrast, not exposure), and a channel holding its distance from the centre."""
     n, side = len(patches), INPUT_SIDE
+    if len(distances) != n:
+        raise ValueError(f"{n} lean patches but {len(distances)} distances")
     out = np.empty((n, 4, side, side), np.float32)
-    for k, (patch, distance) in enumerate(zip(patches, distances, strict=True)):
-        x = patch.astype(np.float32)
-        x -= x.mean()
-        x /= max(float(x.std()), 4.0)
-        out[k, :3] = x.transpose(2, 0, 1)
-        out[k, 3] = distance
+    if n:
+        out[:, :3] = standardised(np.stack(patches))
+        out[:, 3] = np.asarray(distances, np.float32)[:, None, None]
     return out
 
 
