@@ -27,6 +27,8 @@ class Profile:
     or "light" pips, or None for either. ``die_side``: side of a die's top face in pixels of the
     camera image. ``background``: path of an empty-tray image (loaded on demand). ``zones``:
     polygons (lists of (x, y)) where dice may lie; dice outside them are ignored.
+    ``keep_zone``: a polygon where a 421 player sets aside the dice kept between throws (also
+    read; `zone_of` tells it from the roll zones).
     """
 
     dice_colors: list[tuple[float, float, float]] = field(default_factory=list)
@@ -34,6 +36,7 @@ class Profile:
     die_side: float | None = None
     background: str | None = None
     zones: list[list[tuple[float, float]]] = field(default_factory=list)
+    keep_zone: list[tuple[float, float]] | None = None
 
     def __post_init__(self) -> None:
         if self.pip_polarity not in (None, *POLARITIES):
@@ -46,12 +49,18 @@ class Profile:
     def background_image(self) -> np.ndarray | None:
         """The empty-tray image (BGR), or None when the profile has none."""
         if self.background is None:
-            return None
+            return self._background_image
         if self._background_image is None:
             from vision.image_io import load_image
 
             self._background_image = load_image(self.background)
         return self._background_image
+
+    def use_empty_tray(self, image: np.ndarray) -> None:
+        """Take ``image`` (BGR) as the empty tray, without a file (a simulated tray's)."""
+        self.background = None
+        self._background_image = image
+        self._floors.clear()
 
     def empty_tray(self, shape: tuple[int, int]) -> np.ndarray | None:
         """The empty-tray image for images of ``shape`` (h, w), or None without one; a
@@ -88,9 +97,10 @@ class Profile:
         """The part (x0, y0, x1, y1) of an image of ``shape`` (h, w) worth reading: around the
         zones, with room for a die lying across their edge; the whole image without zones."""
         h, w = shape
-        if not self.zones:
+        zones = self._all_zones()
+        if not zones:
             return 0, 0, w, h
-        points = np.array([p for zone in self.zones for p in zone], dtype=np.float64)
+        points = np.array([p for zone in zones for p in zone], dtype=np.float64)
         margin = self.die_side or ZONE_MARGIN * min(h, w)
         (x0, y0), (x1, y1) = points.min(axis=0) - margin, points.max(axis=0) + margin
         x0, y0 = max(0, math.floor(x0)), max(0, math.floor(y0))
@@ -101,20 +111,30 @@ class Profile:
 
     def in_zones(self, point: tuple[float, float]) -> bool:
         """Whether ``point`` lies in (or on the edge of) a zone; anywhere, without zones."""
-        return not self.zones or any(
-            cv2.pointPolygonTest(np.array(zone, dtype=np.float32).reshape(-1, 1, 2),
-                                 (float(point[0]), float(point[1])), False) >= 0
-            for zone in self.zones
-        )
+        zones = self._all_zones()
+        return not zones or any(_inside(zone, point) for zone in zones)
+
+    def zone_of(self, point: tuple[float, float]) -> str | None:
+        """"keep" in the keep zone, "roll" in a roll zone (anywhere, without zones), else None."""
+        if self.keep_zone and _inside(self.keep_zone, point):
+            return "keep"
+        if not self.zones or any(_inside(zone, point) for zone in self.zones):
+            return "roll"
+        return None
+
+    def _all_zones(self) -> list[list[tuple[float, float]]]:
+        return [*self.zones, *([self.keep_zone] if self.keep_zone else [])]
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data.pop("_background_image", None)
+        if data["keep_zone"] is None:
+            del data["keep_zone"]  # files written before keep zones read the same
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Profile:
-        known = {"dice_colors", "pip_polarity", "die_side", "background", "zones"}
+        known = {"dice_colors", "pip_polarity", "die_side", "background", "zones", "keep_zone"}
         unknown = set(data) - known
         if unknown:
             raise ValueError(f"unknown profile fields: {', '.join(sorted(unknown))}")
@@ -124,6 +144,8 @@ class Profile:
             die_side=None if data.get("die_side") is None else float(data["die_side"]),
             background=data.get("background"),
             zones=[[tuple(map(float, p)) for p in zone] for zone in data.get("zones") or []],
+            keep_zone=[tuple(map(float, p)) for p in data["keep_zone"]]
+            if data.get("keep_zone") else None,
         )
 
     def save(self, path: str | os.PathLike[str]) -> None:
@@ -143,3 +165,8 @@ class Profile:
         if profile.background and not Path(profile.background).is_absolute():
             profile.background = str(file.parent / profile.background)
         return profile
+
+
+def _inside(zone: list[tuple[float, float]], point: tuple[float, float]) -> bool:
+    polygon = np.array(zone, dtype=np.float32).reshape(-1, 1, 2)
+    return cv2.pointPolygonTest(polygon, (float(point[0]), float(point[1])), False) >= 0

@@ -1,0 +1,62 @@
+"""Camera sources: where the controller's frames come from.
+
+One small interface (`CameraSource`: `open`, `read -> Frame`, `close`, `set_controls`) over:
+
+- ``simulated``: `SimulatedCamera` filming a `SimulatedTray` (the demo, benchmarks, tests);
+- ``usb:0`` (a device index), a video file or a network stream (``rtsp://``, ``http://``):
+  `VideoCaptureCamera`, through OpenCV;
+- ``folder:DIR``: `FolderCamera`, a folder of images replayed as frames;
+- ``picamera2``: the Raspberry Pi camera (`firmware_host.camera.picamera`), imported only
+  when asked for, so nothing else needs picamera2 installed.
+
+`camera_from_spec(text)` turns the text of a config file or a command-line option into a
+source (not opened yet); a spec it cannot use is a `ValueError` saying what it accepts.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+from firmware_host.camera.base import CONTROLS, CameraError, CameraSource, Frame
+
+SPEC_HELP = ("'simulated', 'usb:N' (webcam N), 'picamera2', 'folder:DIR', 'file:VIDEO', "
+             "or an rtsp:// or http(s):// stream URL")
+
+
+def camera_from_spec(spec: str, **options: Any) -> CameraSource:
+    """The camera source named by ``spec`` (see `SPEC_HELP`); ``options`` go to its class."""
+    text = spec.strip()
+    kind, _, rest = text.partition(":")
+    if text == "simulated":
+        from firmware_host.camera.simulated import SimulatedCamera, SimulatedTray
+
+        tray_options = {k: options.pop(k) for k in ("colours", "floor", "seed", "noise")
+                        if k in options}
+        return SimulatedCamera(SimulatedTray(**tray_options), **options)
+    if text == "picamera2":
+        module = importlib.import_module("firmware_host.camera.picamera")
+        return module.PiCamera(**options)
+    if kind == "usb":
+        if not rest.isdigit():
+            raise ValueError(f"camera {spec!r}: 'usb:' takes a device number, e.g. usb:0")
+        from firmware_host.camera.capture import VideoCaptureCamera
+
+        return VideoCaptureCamera(int(rest), **options)
+    if kind == "folder":
+        from firmware_host.camera.folder import FolderCamera
+
+        return FolderCamera(Path(rest), **options)
+    if kind == "file":
+        from firmware_host.camera.capture import VideoCaptureCamera
+
+        return VideoCaptureCamera(rest, **options)
+    if kind in ("rtsp", "http", "https") and rest.startswith("//"):
+        from firmware_host.camera.capture import VideoCaptureCamera
+
+        return VideoCaptureCamera(text, **options)
+    raise ValueError(f"unknown camera {spec!r}; use {SPEC_HELP}")
+
+
+__all__ = ["CONTROLS", "SPEC_HELP", "CameraError", "CameraSource", "Frame", "camera_from_spec"]
