@@ -42,13 +42,16 @@ class Frame:
     ``image`` is BGR uint8 (OpenCV's order). ``at`` is when it was taken (seconds on the
     source's monotonic clock), ``index`` counts frames from the source's start. ``truth`` is
     what a simulated tray really holds (None for a real camera); only benchmarks and the demo's
-    honesty checks look at it, never the controller's decisions.
+    honesty checks look at it, never the controller's decisions. ``small`` is a reduced copy
+    from the camera itself (picamera2's low-resolution stream) when it has one: settle
+    detection uses it instead of reducing ``image``.
     """
 
     image: np.ndarray
     at: float
     index: int
     truth: Any = field(default=None, compare=False)
+    small: np.ndarray | None = field(default=None, compare=False)
 
 
 def check_frame(image: object, what: str) -> np.ndarray:
@@ -84,7 +87,10 @@ class CameraSource:
         raise NotImplementedError
 
     def _read(self) -> tuple[np.ndarray, float, Any]:
-        """(image, capture time, truth) of the next frame; CameraError when there is none."""
+        """(image, capture time, truth) of the next frame; CameraError when there is none.
+
+        A source with a low-resolution stream of its own sets ``self._small`` before returning.
+        """
         raise NotImplementedError
 
     def _close(self) -> None:
@@ -106,8 +112,9 @@ class CameraSource:
         """The next frame; CameraError when the camera is gone, stalled or sends garbage."""
         if not self._opened:
             raise CameraError(f"{self.name} is not open")
+        self._small: np.ndarray | None = None
         image, at, truth = self._read()
-        frame = Frame(check_frame(image, self.name), float(at), self._count, truth)
+        frame = Frame(check_frame(image, self.name), float(at), self._count, truth, self._small)
         self._count += 1
         return frame
 
