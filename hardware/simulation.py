@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from gpiozero.pins.mock import MockFactory, MockPin, MockPWMPin
@@ -38,8 +38,11 @@ class HopperServoPin(MockPWMPin):
     """A mock servo pin pushing tokens out of a hopper through an optional mock break-beam."""
 
     def __init__(self, factory: MockFactory, info: object, *, push_duty: float, tokens: int,
-                 beam: MockPin | None = None, empty_strokes: Iterable[int] = ()) -> None:
+                 beam: MockPin | None = None, empty_strokes: Iterable[int] = (),
+                 on_drop: Callable[[], None] | None = None) -> None:
         super().__init__(factory, info)
+        # Told of every token at the moment it falls (a demo's table keeps its own count).
+        self.on_drop = on_drop
         self.push_duty = push_duty
         self.tokens = tokens
         self.beam = beam
@@ -58,6 +61,8 @@ class HopperServoPin(MockPWMPin):
             if self.tokens > 0 and self.strokes not in self.empty_strokes:
                 self.tokens -= 1
                 self.dropped += 1
+                if self.on_drop is not None:
+                    self.on_drop()
                 if self.beam is not None:
                     self.beam.drive_low()  # the token breaks the beam...
                     self.beam.drive_high()  # ...and has fallen through
@@ -67,27 +72,29 @@ class SimulatedTower(Tower):
     """A Tower on mock pins with hoppers holding `tokens` each and buttons to press."""
 
     def __init__(self, pinmap: PinMap, *, tokens: int = 100, sleep: Sleep = time.sleep,
-                 factory: MockFactory | None = None) -> None:
+                 factory: MockFactory | None = None,
+                 on_drop: Callable[[], None] | None = None) -> None:
         factory = factory or mock_factory()
         self.hoppers: dict[int, HopperServoPin] = {}
         push_duty = pinmap.servo.duty_for(pinmap.dispenser.push_angle)
         if pinmap.dispenser.layout == "pot":
             pot = self._hopper(factory, pinmap.dispenser.pusher, pinmap.dispenser.beam,
-                               push_duty, tokens)
+                               push_duty, tokens, on_drop)
             self.hoppers = {seat.number: pot for seat in pinmap.seats}
         else:
             for seat in pinmap.seats:
                 self.hoppers[seat.number] = self._hopper(factory, seat.servo, seat.beam,
-                                                         push_duty, tokens)
+                                                         push_duty, tokens, on_drop)
         super().__init__(pinmap, factory, sleep=sleep)
 
     @staticmethod
     def _hopper(factory: MockFactory, servo_pin: int | None, beam_pin: int | None,
-                push_duty: float, tokens: int) -> HopperServoPin:
+                push_duty: float, tokens: int,
+                on_drop: Callable[[], None] | None = None) -> HopperServoPin:
         assert servo_pin is not None
         beam = None if beam_pin is None else factory.pin(beam_pin)
         pin = factory.pin(servo_pin, pin_class=HopperServoPin, push_duty=push_duty,
-                          tokens=tokens, beam=beam)
+                          tokens=tokens, beam=beam, on_drop=on_drop)
         assert isinstance(pin, HopperServoPin)
         return pin
 

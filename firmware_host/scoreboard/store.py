@@ -2,8 +2,14 @@
 
 The rules engine stays the single source of truth: the store only applies inputs through it and
 adds what the engine does not know (paused, ended, the latest camera reading, who threw what).
-Every accepted change goes through `GameStore._commit`, so a journal (SQLite, later) can record
-them in order by passing ``journal=``; it is called under the lock, right after the change.
+Every accepted change goes through `GameStore._commit`, so a journal can record them in order
+by passing ``journal=``: it is called under the lock, right after the change and before any
+client hears of it, with the action and, for game inputs, the effects the engine returned.
+Listeners (`add_listener`) hear of each change after the lock is released: the controller
+carries out the effects there.
+
+The tower adds what only it knows (`set_tower`): its status (ready, reading, asking for a
+throw again, camera error, jam), a notice in both languages, and the token dispenses under way.
 
 Readers never wait on writers for long: the snapshot sent to clients is serialised once per
 version and cached, and `wait_for_change` lets streaming clients sleep until the counter moves.
@@ -43,6 +49,8 @@ class GameStore:
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._journal = journal
+        self._listeners: list[Callable[[JSONDict, Any], None]] = []
+        self._tower: JSONDict | None = None
         self._game: Game | None = None
         # One note per entry of the engine's history: who was to move, when, hands completed.
         self._notes: list[JSONDict] = []
@@ -218,6 +226,26 @@ class GameStore:
 
         return self._commit({"action": "end"}, end)
 
+    def add_listener(self, listener: Callable[[JSONDict, Any], None]) -> None:
+        """Call ``listener(action, result)`` after every accepted change, outside the lock."""
+        self._listeners.append(listener)
+
+    def set_journal(self, journal: Journal | None) -> None:
+        """Start (or stop) journaling: after a game was replayed from the journal itself."""
+        with self._lock:
+            self._journal = journal
+
+    def set_tower(self, tower: JSONDict | None) -> int:
+        """Show the tower's own state (status, notice, dispenses); not a game input, so not
+        journaled. Returns the new version."""
+        with self._changed:
+            if tower == self._tower:
+                return self._version
+            self._version += 1
+            self._tower = None if tower is None else dict(tower)
+            self._changed.notify_all()
+            return self._version
+
     def publish_reading(self, jpeg: bytes | None, dice: list[JSONDict]) -> int:
         """Show the latest camera reading: an annotated JPEG and the dice as read.
 
@@ -248,10 +276,15 @@ class GameStore:
             result = change()
             self._version += 1
             self._game_version = self._version
+            entry = {**action, "version": self._version, "at": time.time()}
+            if isinstance(result, list):
+                entry["effects"] = result
             if self._journal is not None:
-                self._journal({**action, "version": self._version, "at": time.time()})
+                self._journal(entry)
             self._changed.notify_all()
-            return result
+        for listener in self._listeners:
+            listener(entry, result)
+        return result
 
     def _require_game(self) -> Game:
         if self._game is None:
@@ -288,6 +321,7 @@ class GameStore:
             "paused": self._paused,
             "ended": self._ended or bool(self._game is not None and self._game.is_over),
             "camera": self._reading is not None,
+            "tower": self._tower,
             "reading": self._reading,
             "game": view,
             "history_length": len(game.history) if game is not None else 0,

@@ -1,0 +1,435 @@
+"""`Controller`: the tower's main loop, from camera frames to tokens, lights and phones.
+
+    controller = Controller(camera, tower, store, journal, profile=profile)
+    controller.resume_or_start("tim-11", ["Ana", "Ben", "Cleo"])   # the journal's game if any
+    controller.run(stop_event)                                       # until stop_event is set
+
+Each frame goes to the `SettleWatcher`; a still tray read the same `agree` times goes to the
+referee (421) or the square tracker (4D); the input they make goes through the scoreboard's
+store, whose journal hook writes it (and the dispenses it makes) to the journal before anyone
+hears of it; then the lights follow and the dispenser pays. A refused throw moves nothing: the
+status light asks for the throw again and the scoreboard says why, in the page's language.
+
+The camera may fail at any time: the tower shows the error, keeps the game, and reopens the
+camera by itself. Buttons and the game master's page act through the same store.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import cv2
+import numpy as np
+
+from firmware_host.camera import CameraError, CameraSource, Frame
+from firmware_host.controller import messages
+from firmware_host.controller.dispenser import TokenDispenser
+from firmware_host.controller.journal import Dispense, Journal
+from firmware_host.controller.referee import Call, judge_421
+from firmware_host.controller.replay import Origins, replay_action
+from firmware_host.controller.settle import Outcome, SettleWatcher
+from firmware_host.controller.square import SquareTracker
+from firmware_host.controller.tower_lights import show_game
+from firmware_host.rules import RuleError
+from firmware_host.scoreboard.store import GameStore, StoreError
+from vision import Die, Profile, annotate, read_dice
+
+log = logging.getLogger(__name__)
+
+JPEG_QUALITY = 80
+RECONNECT_DELAYS = (0.5, 1.0, 2.0, 5.0)  # seconds between camera retries, then 5 s each
+
+
+class Controller:
+    """Plays the game on the tower: see the module docstring."""
+
+    def __init__(self, camera: CameraSource, tower: Any, store: GameStore, journal: Journal,
+                 *, profile: Profile | None = None, hold: float = 0.4, agree: int = 2,
+                 read: Callable[[np.ndarray], list[Die]] | None = None,
+                 heartbeat: Callable[[], None] | None = None,
+                 on_accept: Callable[[Frame, dict[str, Any]], None] | None = None,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.camera = camera
+        self.tower = tower
+        self.store = store
+        self.journal = journal
+        self.profile = profile
+        self.heartbeat = heartbeat
+        self.on_accept = on_accept
+        self.sleep = sleep
+        self._read = read or (lambda image: read_dice(image, profile))
+        empty = profile.background_image() if profile is not None else None
+        self.watcher = SettleWatcher(self._read_frozen, hold=hold, agree=agree,
+                                     empty_tray=empty)
+        self.square = SquareTracker()
+        self.origins = Origins()
+        self._lock = threading.RLock()
+        self._notice: dict[str, Any] | None = None
+        self._status = "ready"
+        self._camera_down: str | None = None
+        self._retry_at = 0.0
+        self._retries = 0
+        self._last_beat = 0.0
+        self._last_effects: list[dict[str, Any]] = []
+        self.stats: dict[str, Any] = {"readings": 0, "accepted": 0, "refused": {},
+                                      "camera_errors": 0}
+        # What became of the last still tray: ("accepted" | "refused" | "nothing", code).
+        self.last_result: tuple[str, str] = ("nothing", "")
+        self.dispenser = TokenDispenser(tower, journal, live=self.origins.live,
+                                        on_jam=self._jammed, on_void=self._voided,
+                                        on_token=lambda row, n: self._publish_tower())
+
+    # ------------------------------------------------------------------ start and stop
+
+    def resume_or_start(self, preset: str, players: list[str],
+                        knobs: dict[str, Any] | None = None, *, new: bool = False) -> bool:
+        """Resume the journal's game (True), or start ``preset`` with ``players`` (False).
+
+        A finished game is not resumed: a new one starts. ``new`` starts one in any case.
+        """
+        resumed = False
+        actions = self.journal.actions_since_last_game()
+        if actions and not new:
+            for action_id, action in actions:
+                replay_action(self.store, action)
+                self.origins.follow(action, action_id)
+            snapshot = self.store.snapshot()
+            resumed = bool(snapshot.get("game")) and not snapshot.get("ended")
+        self.store.set_journal(self._record)
+        self.store.add_listener(self._changed)
+        if not resumed:
+            self.store.start_game(preset, list(players), dict(knobs or {}) or None)
+        doubts = self.journal.mark_cut_off()
+        self.dispenser.start()
+        if doubts:
+            self._pause_for(messages.notice("dispense_doubt", self._doubt_values(doubts[0]),
+                                            "error"))
+        show_game(self.tower, self._view())
+        self.dispenser.wake()
+        self._publish_tower()
+        return resumed
+
+    def bind_buttons(self) -> None:
+        """stop: end the 421 turn (4D: the last move's square turned the other way; while
+        paused on a jam: resume); undo: take back the last input; new_game (long press): a
+        new game with the same players."""
+        self.tower.on_button("stop", self._stop_button)
+        self.tower.on_button("undo", self._undo_button)
+        self.tower.on_button("new_game", self._new_game_button, long_press=True)
+
+    def _stop_button(self) -> None:
+        try:
+            snapshot = self.store.snapshot()
+            view = snapshot.get("game") or {}
+            if snapshot.get("paused"):
+                if not self.journal.dispenses(("doubt",)):
+                    self.store.set_paused(False)
+            elif view.get("game") == "4d":
+                last = snapshot.get("last_input") or {}
+                if last.get("type") == "turn":
+                    other = "ccw" if last.get("rotate", "cw") == "cw" else "cw"
+                    self.store.correct_last(list(last["faces"]), rotate=other)
+            else:
+                self.store.apply({"type": "stop"})
+        except (RuleError, StoreError) as exc:
+            self._notice = messages.notice("refused", {"reason": str(exc)})
+            self._publish_tower()
+
+    def _undo_button(self) -> None:
+        try:
+            self.store.undo()
+        except (RuleError, StoreError) as exc:
+            self._notice = messages.notice("refused", {"reason": str(exc)})
+            self._publish_tower()
+
+    def _new_game_button(self) -> None:
+        view = self._view()
+        if view is None:
+            return
+        try:
+            self.store.start_game(view["preset"], [p["name"] for p in view["players"]],
+                                  view.get("knobs"))
+        except (RuleError, StoreError) as exc:
+            self._notice = messages.notice("refused", {"reason": str(exc)})
+            self._publish_tower()
+
+    def close(self) -> None:
+        """Stop paying (between two tokens), release the camera; the journal stays open."""
+        self.dispenser.stop()
+        self.camera.close()
+
+    # ------------------------------------------------------------------ the loop
+
+    def run(self, stop: threading.Event) -> None:
+        """Read frames and play until ``stop`` is set."""
+        while not stop.is_set():
+            self.step()
+
+    def step(self) -> Outcome | None:
+        """One frame: read it, act on what it shows. Returns the watcher's outcome, if any."""
+        self._beat()
+        if not self.camera.is_open:
+            if time.monotonic() < self._retry_at:
+                self.sleep(0.05)
+                return None
+            try:
+                self.camera.open()
+            except CameraError as exc:
+                self._camera_failed(str(exc))
+                return None
+            self._camera_back()
+        try:
+            frame = self.camera.read()
+        except CameraError as exc:
+            self._camera_failed(str(exc))
+            return None
+        if self._camera_down is not None:
+            self._camera_back()
+        outcome = self.watcher.feed(frame)
+        if outcome is not None:
+            self._handle(outcome)
+        return outcome
+
+    # ------------------------------------------------------------------ readings
+
+    def _read_frozen(self, image: np.ndarray) -> list[Die]:
+        # No servo moves and the ring light holds still while a frame is read.
+        reading = getattr(self.tower, "camera_reading", None)
+        if reading is None:
+            return self._read(image)
+        with reading():
+            return self._read(image)
+
+    def _handle(self, outcome: Outcome) -> None:
+        if outcome.kind == "moving":
+            if self._notice and self._notice.get("level") == "warn":
+                self._notice = None
+            self._set_status("reading")
+            return
+        if outcome.kind == "obstructed":
+            if outcome.final:
+                # It never left: whatever lies there, the throw cannot be trusted.
+                self._refuse(Call.refuse("obstructed"), outcome)
+                return
+            # Not a refusal yet: the throw is read once the hand is gone.
+            self._notice = messages.notice("hand", {}, "info")
+            self._publish(outcome, None)
+            return
+        if outcome.kind == "unsteady":
+            self._refuse(Call.refuse("unsteady"), outcome)
+            return
+        self.stats["readings"] += 1
+        self.last_result = ("nothing", "")
+        snapshot = self.store.snapshot()
+        view = snapshot.get("game")
+        if view is None or snapshot.get("ended"):
+            self._publish(outcome, None)
+            self._set_status("ready")
+            return
+        if snapshot.get("paused"):
+            self._publish(outcome, None)
+            return
+        call = self._judge(outcome.dice, view)
+        if call.refusal is not None:
+            self._refuse(call, outcome)
+            return
+        try:
+            if call.event is not None:
+                self.store.apply(call.event)
+            elif call.correction is not None:
+                self.store.correct_last(call.correction["faces"])
+            elif call.rotation is not None:
+                self._rotate_last(call.rotation)
+        except (RuleError, StoreError) as exc:
+            self._refuse(Call.refuse("refused", reason=str(exc)), outcome)
+            return
+        if view.get("game") == "4d" and (call.accepted or call.correction or call.rotation):
+            quarter = {"cw": 1, "ccw": 3}.get((call.event or {}).get("rotate")
+                                              or call.rotation or "", 0)
+            self.square.accept(outcome.dice, call.event or call.correction, quarter)
+        action_id = self.journal.last_action_id()
+        jpeg = self._publish(outcome, call)
+        if call.accepted:
+            self.last_result = ("accepted", "")
+            self.stats["accepted"] += 1
+            if jpeg is not None:
+                self.journal.keep_image(action_id, jpeg, [d.to_json() for d in outcome.dice])
+            if self.on_accept is not None and outcome.frame is not None:
+                self.on_accept(outcome.frame, call.event or {})
+        if self._notice and self._notice.get("level") in ("warn", "info"):
+            self._notice = None
+        self._set_status("ready")
+
+    def _judge(self, dice: tuple[Die, ...], view: dict[str, Any]) -> Call:
+        if view.get("game") == "4d":
+            return self.square.judge(dice, view)
+        return judge_421(dice, view, self.profile)
+
+    def _rotate_last(self, rotation: str) -> None:
+        last = self.store.snapshot().get("last_input") or {}
+        if last.get("type") == "turn" and last.get("rotate", "cw") != rotation:
+            self.store.correct_last(list(last["faces"]), rotate=rotation)
+
+    def _refuse(self, call: Call, outcome: Outcome, level: str = "warn") -> None:
+        code = call.refusal or "refused"
+        self.last_result = ("refused", code)
+        self.stats["refused"][code] = self.stats["refused"].get(code, 0) + 1
+        self._notice = messages.notice(code, call.values, level)
+        self._publish(outcome, call)
+        self._set_status("ready" if level == "info" else "reroll")
+
+    def _publish(self, outcome: Outcome, call: Call | None) -> bytes | None:
+        """Show the reading on the scoreboard: the frame with the dice outlined."""
+        if outcome.frame is None:
+            return None
+        image = annotate(outcome.frame.image, outcome.dice)
+        ok, buffer = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+        jpeg = bytes(buffer) if ok else None
+        self.store.publish_reading(jpeg, [d.to_json() for d in outcome.dice])
+        self._publish_tower()
+        return jpeg
+
+    # ------------------------------------------------------------------ the journal hook
+
+    def _record(self, action: dict[str, Any]) -> None:
+        """Called by the store under its lock, before anyone hears of the change."""
+        dispenses: list[tuple[int, int]] = []
+        kind = action.get("action")
+        event = action.get("event") or {}
+        if kind == "correct" or (kind == "event" and event.get("type") != "undo"):
+            for effect in action.get("effects", []):
+                if effect.get("kind") == "tokens_from_pot" and effect.get("count", 0) > 0:
+                    dispenses.append((int(effect["player"]), int(effect["count"])))
+        action_id = self.journal.record(action, dispenses)
+        self.origins.follow(action, action_id)
+
+    def _changed(self, action: dict[str, Any], result: Any) -> None:
+        """After every change, from whichever thread made it: lights, tokens, notices."""
+        kind = action.get("action")
+        if kind == "new_game":
+            self.square.reset()
+            self.watcher.reset()
+        if kind in ("event", "correct", "new_game"):
+            self._last_effects = list(action.get("effects", []))
+            show_game(self.tower, self._view(), self._last_effects)
+        if kind == "pause" and not action.get("paused"):
+            with self._lock:
+                if self._notice and self._notice.get("code") in ("jam", "dispense_doubt"):
+                    self._notice = None
+            self.dispenser.resume()
+        self.dispenser.wake()
+        self._publish_tower()
+
+    # ------------------------------------------------------------------ tokens
+
+    def confirm_dispense(self, dispense_id: int, delivered: int) -> Dispense:
+        """The game master counted ``delivered`` tokens for a dispense that was cut off."""
+        row = self.journal.dispense(dispense_id)
+        if row.state != "doubt":
+            raise StoreError(f"dispense {dispense_id} is not waiting for a count")
+        if not 0 <= delivered <= row.requested:
+            raise StoreError(f"between 0 and {row.requested} tokens can have fallen")
+        state = "done" if delivered >= row.requested else "intended"
+        self.journal.mark(dispense_id, state, delivered=delivered, note="counted by hand")
+        doubts = self.journal.dispenses(("doubt",))
+        if doubts:
+            self._notice = messages.notice("dispense_doubt", self._doubt_values(doubts[0]),
+                                           "error")
+            self._publish_tower()
+        elif self.store.snapshot().get("paused"):
+            self.store.set_paused(False)  # the listener resumes the dispenser
+        else:
+            self.dispenser.resume()
+        return self.journal.dispense(dispense_id)
+
+    def _jammed(self, row: Dispense, detail: str) -> None:
+        values = {"detail": detail, "missing": row.remaining, "player": self._name(row.seat)}
+        self._pause_for(messages.notice("jam", values, "error"))
+
+    def _voided(self, row: Dispense) -> None:
+        if row.delivered:
+            self._notice = messages.notice("return_tokens", {"player": self._name(row.seat),
+                                                             "count": row.delivered}, "info")
+        self._publish_tower()
+
+    def _pause_for(self, notice: dict[str, Any]) -> None:
+        with self._lock:
+            self._notice = notice
+        self._set_status("error")
+        try:
+            if not self.store.snapshot().get("paused"):
+                self.store.set_paused(True)
+        except StoreError:
+            pass  # the game is over: nothing to pause, the notice still shows
+        self._publish_tower()
+
+    def _doubt_values(self, row: Dispense) -> dict[str, Any]:
+        return {"player": self._name(row.seat), "requested": row.requested,
+                "delivered": row.delivered, "dispense": row.id}
+
+    # ------------------------------------------------------------------ camera health
+
+    def _camera_failed(self, detail: str) -> None:
+        self.stats["camera_errors"] += 1
+        self.camera.close()
+        delay = RECONNECT_DELAYS[min(self._retries, len(RECONNECT_DELAYS) - 1)]
+        self._retries += 1
+        self._retry_at = time.monotonic() + delay
+        if self._camera_down != detail:
+            log.warning("camera: %s", detail)
+        self._camera_down = detail
+        self._notice = messages.notice("camera_error", {"detail": detail}, "error")
+        self._set_status("error")
+        self.sleep(min(delay, 0.05))
+
+    def _camera_back(self) -> None:
+        if self._camera_down is not None:
+            log.info("camera: back")
+        self._camera_down = None
+        self._retries = 0
+        self.watcher.reset()
+        if self._notice and self._notice.get("code") == "camera_error":
+            self._notice = None
+        self._set_status("ready")
+
+    # ------------------------------------------------------------------ showing the state
+
+    def _set_status(self, status: str) -> None:
+        if self._notice and self._notice.get("level") == "error":
+            status = "error"
+        if status != self._status:
+            self._status = status
+            try:
+                self.tower.set_status(status)
+            except (ValueError, RuntimeError) as exc:
+                log.warning("status light: %s", exc)
+        self._publish_tower()
+
+    def _publish_tower(self) -> None:
+        pending = self.journal.dispenses(("intended", "started", "doubt"))
+        self.store.set_tower({
+            "status": self._status,
+            "notice": self._notice,
+            "camera": "down" if self._camera_down else "ok",
+            "dispenses": [{**row.to_json(), "player": self._name(row.seat)} for row in pending],
+        })
+
+    def _view(self) -> dict[str, Any] | None:
+        return self.store.snapshot().get("game")
+
+    def _name(self, seat: int) -> str:
+        view = self._view() or {}
+        players = view.get("players") or []
+        return players[seat]["name"] if 0 <= seat < len(players) else f"seat {seat + 1}"
+
+    def _beat(self) -> None:
+        if self.heartbeat is None:
+            return
+        now = time.monotonic()
+        if now - self._last_beat >= 1.0:
+            self._last_beat = now
+            self.heartbeat()

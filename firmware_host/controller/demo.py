@@ -1,0 +1,304 @@
+"""A whole tower on one machine: simulated tray and pins, the real vision, rules and scoreboard.
+
+`run_demo(options)` builds the tower exactly as `dicetower run` does, but with a
+`SimulatedCamera` filming a `SimulatedTray`, a `SimulatedTower` on gpiozero's mock pins whose
+hoppers drop tokens onto a `TokenTray`, and a `VirtualTable` of players throwing dice. The
+controller knows nothing of the simulation: it reads every throw from the camera's frames.
+
+Honesty checks come from what the table really threw: a throw the tower accepts with other
+faces than those rendered is a *misread*; every token on the table must match the ledger and
+the engine (*tokens conserved*).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from firmware_host.camera import Frame
+from firmware_host.camera.simulated import SimulatedCamera, SimulatedTray
+from firmware_host.controller.controller import Controller
+from firmware_host.controller.journal import Journal
+from firmware_host.controller.table import Habits, TokenTray, VirtualTable, _faces_by_position
+from firmware_host.scoreboard.store import GameStore
+
+HOPPER_TOKENS = 120
+THINK_SECONDS = 1.2  # at a watchable pace: players look at the dice before the next throw
+
+
+@dataclass
+class DemoOptions:
+    """Everything `dicetower demo` can be told."""
+
+    preset: str = "tim-11"
+    players: list[str] = field(default_factory=lambda: ["Ana", "Ben", "Cleo"])
+    seed: int = 7
+    fast: bool = False
+    games: int | None = None
+    journal: Path = Path("demo.sqlite3")
+    host: str = "127.0.0.1"
+    port: int = 8000
+    serve: bool = True
+    habits: Habits = field(default_factory=Habits)
+    hopper_tokens: int = HOPPER_TOKENS
+    hold: float = 0.4
+    agree: int = 2
+    pin: str | None = None
+    max_throws: int = 100_000  # a safety net for tests: stop after this many throws
+
+
+@dataclass
+class DemoSummary:
+    """What `--json` prints."""
+
+    games: int = 0
+    throws: int = 0
+    rethrows: int = 0
+    rethrow_reasons: dict[str, int] = field(default_factory=dict)
+    misread: int = 0
+    cocked_accepted: int = 0  # right faces, but a die lay cocked and the tower did not see it
+    tokens_conserved: bool = True
+    resumed: bool = False
+    jams: int = 0
+    confirmed: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"games": self.games, "throws": self.throws, "rethrows": self.rethrows,
+                "rethrow_reasons": dict(self.rethrow_reasons), "misread": self.misread,
+                "cocked_accepted": self.cocked_accepted,
+                "tokens_conserved": self.tokens_conserved, "resumed": self.resumed,
+                "jams": self.jams, "confirmed": self.confirmed}
+
+
+class Demo:
+    """The assembled simulated tower and its table; `run` plays until done or stopped."""
+
+    def __init__(self, options: DemoOptions, say: Callable[[str], None] = print) -> None:
+        from firmware_host.scoreboard.app import create_app
+        from hardware import EXAMPLE_PINMAP, SimulatedTower, load_pinmap, simulated_pinmap
+
+        self.options = options
+        self.say = say
+        self.summary = DemoSummary()
+        self.tray = SimulatedTray(seed=options.seed)
+        self.camera = SimulatedCamera(self.tray, realtime=not options.fast)
+        self.tokens = TokenTray(Path(str(options.journal) + ".tokens"))
+        dropped = sum(self.tokens.counts.values())
+        self.tower = SimulatedTower(simulated_pinmap(load_pinmap(EXAMPLE_PINMAP)),
+                                    tokens=max(0, options.hopper_tokens - dropped),
+                                    on_drop=self.tokens.drop)
+        self.store = GameStore()
+        self.journal = Journal(options.journal)
+        self.profile = self.tray.profile()
+        self.controller = Controller(self.camera, self.tower, self.store, self.journal,
+                                     profile=self.profile, hold=options.hold,
+                                     agree=options.agree, on_accept=self._check_accepted)
+        self.controller.dispenser.before_token = self._token_for
+        self.table = VirtualTable(self.tray, seed=options.seed, habits=options.habits,
+                                  press=self._press)
+        self.app = create_app({"SCOREBOARD_PIN": options.pin}, store=self.store)
+        self.server: Any = None
+        self._next_act = 0.0
+        self._waiting = False  # a throw is in the tray, waiting for the tower's verdict
+        self._expected: list[int] | None = None
+
+    # ------------------------------------------------------------------ life cycle
+
+    def start(self) -> bool:
+        """Resume the journal's game or start one; serve the scoreboard. True if resumed."""
+        from firmware_host.scoreboard.server import BackgroundServer
+
+        if self.options.serve:
+            self.server = BackgroundServer(self.app, self.options.host, self.options.port)
+            self.server.start()
+        self.camera.open()
+        self.controller.bind_buttons()
+        resumed = self.controller.resume_or_start(self.options.preset, self.options.players)
+        self.summary.resumed = resumed
+        return resumed
+
+    def run(self, stop: threading.Event | None = None) -> DemoSummary:
+        stop = stop or threading.Event()
+        while not stop.is_set():
+            if self._finished():
+                break
+            self.controller.step()
+            self._after_step()
+        self.controller.dispenser.idle(timeout=30)
+        self.summary.tokens_conserved = self.tokens_conserved()
+        return self.summary
+
+    def close(self) -> None:
+        self.controller.close()
+        if self.server is not None:
+            self.server.stop()
+        self.tower.close()
+        self.tokens.close()
+        self.journal.close()
+
+    # ------------------------------------------------------------------ the table's turn
+
+    def _finished(self) -> bool:
+        if self.summary.throws + self.summary.rethrows >= self.options.max_throws:
+            return True
+        return self.options.games is not None and self.summary.games >= self.options.games
+
+    def _after_step(self) -> None:
+        snapshot = self.store.snapshot()
+        view = snapshot.get("game")
+        if view is None:
+            return
+        if snapshot.get("paused"):
+            self._game_master(snapshot)
+            return
+        if self._waiting:
+            result, code = self.controller.last_result
+            if result == "nothing":
+                return
+            self.controller.last_result = ("nothing", "")
+            self._waiting = False
+            if result == "refused":
+                self.summary.rethrows += 1
+                reasons = self.summary.rethrow_reasons
+                reasons[code] = reasons.get(code, 0) + 1
+                self.say(f"  ↻ throw again: {code}")
+                self._act(view, retry=True)
+                return
+            self.summary.throws += 1
+            self._report_accepted(view)
+        if snapshot.get("ended") or view.get("phase") == "over":
+            if self.controller.dispenser.idle(timeout=30):
+                self._game_over(view)
+            return
+        if not self._waiting and time.monotonic() >= self._next_act:
+            self._act(view, retry=False)
+
+    def _act(self, view: dict[str, Any], retry: bool) -> None:
+        if view.get("game") == "4d":
+            line = self.table.play_4d(view, retry)
+            self._expected = self.table.last.faces if self.table.last else None
+        else:
+            line = self.table.play_421(view, retry)
+        self.say(f"[game {self.summary.games + 1}] {line}")
+        if line.endswith(" stops"):
+            self._next_act = time.monotonic() + self._think()
+            return
+        self._waiting = True
+        self._next_act = time.monotonic() + self._think()
+
+    def _think(self) -> float:
+        return 0.0 if self.options.fast else THINK_SECONDS
+
+    def _report_accepted(self, view: dict[str, Any]) -> None:
+        message = view.get("message")
+        if isinstance(message, dict):
+            message = message.get("text") or message.get("en") or ""
+        self.say(f"  ✓ read: {'-'.join(map(str, view.get('dice') or []))}  {message or ''}")
+        if (view.get("game") == "4d" and self._expected is not None and view.get("square")
+                and _faces_by_position(view) != self._expected):
+            self.summary.misread += 1
+            self.say(f"  ✗ misread: the table shows {self._expected}")
+
+    def _game_over(self, view: dict[str, Any]) -> None:
+        self.summary.games += 1
+        loser = view.get("loser")
+        names = [p["name"] for p in view.get("players", [])]
+        who = names[loser] if isinstance(loser, int) and 0 <= loser < len(names) else "nobody"
+        self.say(f"=== game {self.summary.games} over: {who} lost ===")
+        if not self._finished():
+            self.store.start_game(self.options.preset, self.options.players)
+            self._waiting = False
+            self._next_act = time.monotonic() + self._think()
+
+    def _game_master(self, snapshot: dict[str, Any]) -> None:
+        """Paused: refill a jammed hopper, or count the tokens of a cut-off dispense."""
+        doubts = self.journal.dispenses(("doubt",))
+        if doubts:
+            for row in doubts:
+                fell = self.tokens.counts.get(row.id, 0)
+                self.say(f"  game master counts {fell} token(s) for {row.requested} due")
+                self.controller.confirm_dispense(row.id, min(fell, row.requested))
+                self.summary.confirmed += 1
+            return
+        if self.controller.dispenser.held:
+            self.summary.jams += 1
+            for hopper in set(self.tower.hoppers.values()):
+                hopper.tokens += self.options.hopper_tokens
+            self.say("  game master refills the hopper and resumes")
+            self._press("stop")
+            return
+        self.store.set_paused(False)
+
+    def _press(self, name: str) -> None:
+        before = self.store.version
+        self.tower.press(name)
+        deadline = time.monotonic() + 2.0
+        while self.store.version == before and time.monotonic() < deadline:
+            time.sleep(0.002)
+
+    # ------------------------------------------------------------------ honesty checks
+
+    def _check_accepted(self, frame: Frame, event: dict[str, Any]) -> None:
+        truth = frame.truth
+        if truth is None or event.get("type") != "throw" or self.table.last is None:
+            return
+        if self.table.last.kind == "square":
+            return  # checked by position once the engine holds it
+        rolled = sorted(event.get("faces", []))
+        kept_count = len(event.get("keep", []))
+        if rolled != truth.faces("roll") or kept_count != len(truth.faces("keep")):
+            self.summary.misread += 1
+            self.say(f"  ✗ misread: accepted {rolled}, the tray holds "
+                     f"{truth.faces('roll')} + kept {truth.faces('keep')}")
+        elif not truth.clean:
+            self.summary.cocked_accepted += 1
+            self.say("  ! accepted with a cocked die the camera did not see as cocked")
+
+    def _token_for(self, row: Any) -> None:
+        self.tokens.current = row.id
+
+    def tokens_conserved(self) -> bool:
+        """Every token on the table is in the ledger, every paid dispense paid in full, and
+        the engine's pot and players' tokens add up."""
+        ledger = {row.id: row for row in self.journal.dispenses()}
+        on_table = Counter(self.tokens.counts)
+        if any(on_table[row_id] != row.delivered for row_id, row in ledger.items()):
+            return False
+        if any(k not in ledger for k in on_table if on_table[k]):
+            return False
+        if any(row.state == "done" and row.delivered != row.requested
+               for row in ledger.values()):
+            return False
+        view = self.store.snapshot().get("game") or {}
+        if view.get("game") == "421":
+            tokens = sum(p["tokens"] for p in view["players"]) + view.get("pot", 0)
+            if tokens != view.get("total_tokens"):
+                return False
+        return True
+
+
+def run_demo(options: DemoOptions, say: Callable[[str], None] = print,
+             stop: threading.Event | None = None) -> DemoSummary:
+    """Start (or resume) the demo tower, play until done or stopped, close it cleanly."""
+    demo = Demo(options, say)
+    try:
+        demo.start()
+        if demo.server is not None:
+            say(f"scoreboard: {demo.server.url}  (game master PIN "
+                f"{demo.app.config['SCOREBOARD_PIN']})")
+        return demo.run(stop)
+    finally:
+        demo.close()
+
+
+if __name__ == "__main__":  # pragma: no cover - a quick look without the CLI
+    summary = run_demo(DemoOptions(fast=True, games=1, serve=False,
+                                   journal=Path(sys.argv[1] if len(sys.argv) > 1 else
+                                                "/tmp/demo.sqlite3")))
+    print(summary.to_json())

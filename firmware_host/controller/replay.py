@@ -1,0 +1,56 @@
+"""Rebuilding the game from the journal, and knowing which journaled input each move came from.
+
+`replay_action` applies one journaled store action to a store exactly as it was applied the
+first time (the engine is deterministic, so the same actions give the same game). `Origins`
+follows, for every entry of the engine's history, the journal action that made it: a dispense
+belongs to an action, and stays due only while that action's entry stands (not undone, not
+replaced by a correction).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from firmware_host.scoreboard.store import GameStore
+
+
+def replay_action(store: GameStore, action: dict[str, Any]) -> None:
+    """Apply one journaled action (as `GameStore` journals it) to ``store``."""
+    kind = action.get("action")
+    if kind == "new_game":
+        store.start_game(action["preset"], list(action["players"]), action.get("knobs") or None)
+    elif kind == "event":
+        store.apply(action["event"])
+    elif kind == "correct":
+        store.correct_last(action["faces"], action.get("keep"), action.get("rotate"))
+    elif kind == "pause":
+        store.set_paused(bool(action.get("paused")))
+    elif kind == "end":
+        store.end_game()
+    else:
+        raise ValueError(f"unknown journaled action {kind!r}")
+
+
+class Origins:
+    """The journal action behind each entry of the game's history, kept in step with it."""
+
+    def __init__(self) -> None:
+        self._ids: list[int] = []
+
+    def follow(self, action: dict[str, Any], action_id: int) -> None:
+        """Keep in step with one more accepted action."""
+        kind = action.get("action")
+        if kind == "new_game":
+            self._ids = []
+        elif kind == "event":
+            if (action.get("event") or {}).get("type") == "undo":
+                if self._ids:
+                    self._ids.pop()
+            else:
+                self._ids.append(action_id)
+        elif kind == "correct" and self._ids:
+            self._ids[-1] = action_id
+
+    def live(self, action_id: int) -> bool:
+        """Whether the entry made by ``action_id`` still stands in the game's history."""
+        return action_id in self._ids

@@ -1,0 +1,174 @@
+"""Following the 4D square in the tray: which die is which position, and how the square turned.
+
+The engine numbers the square's dice 0..3 clockwise seen from above (the fifth die is 4) and
+needs each move as the faces in that order. The camera sees dice at places. `SquareTracker`
+remembers the spot of each position; each still reading is matched spot by spot (the dice
+nearest each spot), so the value now at each spot is known.
+
+A square turned a quarter looks like the same square: only the faces tell a turn. So each
+reading is tried as the square left as it was, turned a quarter clockwise on the picture (seen
+from above: the engine's ``"cw"``), or a quarter the other way, and:
+
+- the same faces at the same spots: nothing happened;
+- the same faces, turned: the rotation after the last move, when only one turn fits (repeated
+  faces can fit both; then the rotation stays as given by the button or the scoreboard);
+- other faces: a move, if exactly one way of reading it is legal for the engine
+  (`check_move`), with the turn it implies; the square left as it was is preferred when more
+  than one fits; none legal: refused with the engine's reason.
+
+The first throw numbers the positions clockwise on the picture from the die nearest the
+bottom-left (the fifth die is the one farthest from the others). Before the first move, dice
+rearranged into a square with the same faces re-number them (a correction of the throw).
+
+Pure: readings and the engine's view in, `Call`s out.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+
+from firmware_host.controller.referee import Call, JSONDict, unsure_refusal
+from firmware_host.rules import check_move
+from vision import Die
+
+Point = tuple[float, float]
+LOST = 0.6  # mean displacement (in square sides) past which the dice are not the same square
+
+
+def clockwise_order(points: Sequence[Point]) -> list[int]:
+    """Indices of ``points`` clockwise on the picture (y down), from the bottom-left one."""
+    cx = sum(p[0] for p in points) / len(points)
+    cy = sum(p[1] for p in points) / len(points)
+    # atan2 with y pointing down grows clockwise on screen; bottom-left sits at 135 degrees.
+    angles = [(math.degrees(math.atan2(p[1] - cy, p[0] - cx)) - 135.0) % 360.0 for p in points]
+    return sorted(range(len(points)), key=lambda i: angles[i])
+
+
+def split_fifth(points: Sequence[Point]) -> tuple[list[int], int | None]:
+    """(the four square dice, the fifth die or None) among 4 or 5 points."""
+    if len(points) <= 4:
+        return list(range(len(points))), None
+    cx = float(np.median([p[0] for p in points]))
+    cy = float(np.median([p[1] for p in points]))
+    fifth = max(range(len(points)), key=lambda i: math.dist(points[i], (cx, cy)))
+    return [i for i in range(len(points)) if i != fifth], fifth
+
+
+class SquareTracker:
+    """Where the positions of the 4D square lie on the picture, between readings."""
+
+    def __init__(self) -> None:
+        self.places: list[Point] | None = None  # positions 0..3 (and 4: the fifth die)
+
+    def reset(self) -> None:
+        self.places = None
+
+    def judge(self, dice: Sequence[Die], view: JSONDict) -> Call:
+        """The input (throw, turn, correction or rotation) these dice make, or a refusal."""
+        unsure = unsure_refusal(dice)
+        if unsure is not None:
+            return unsure
+        fifth_die = bool(view.get("knobs", {}).get("fifth_die"))
+        expected = 5 if fifth_die else 4
+        if len(dice) != expected:
+            return Call.refuse("dice_count", expected=expected, seen=len(dice))
+        points = [d.center for d in dice]
+        values = [int(d.value) for d in dice if d.value is not None]
+        if view.get("phase") == "start":
+            return Call(event={"type": "throw", "faces": self._number(points, values)})
+        faces = _faces_of(view)
+        if self.places is None or len(self.places) != len(points):
+            # Resumed after a restart: the picture's order, if it shows the engine's faces.
+            order = self._order(points)
+            if [values[i] for i in order] != faces:
+                return Call.refuse("square_lost")
+            self.places = [points[i] for i in order]
+            return Call()
+        at_spot, cost = self._at_spots(points)
+        if cost / len(points) > LOST * _square_side(self.places):
+            if Counter(values) == Counter(faces) and view.get("moves", 1) == 0:
+                return Call(correction={"faces": self._number(points, values)})
+            return Call.refuse("square_lost")
+        seen = [values[i] for i in at_spot]
+        if seen == faces:
+            return Call()
+        readings = {q: _turned(seen, q) for q in (0, 1, 3)}
+        turns = [q for q in (1, 3) if readings[q] == faces]
+        if turns:
+            rotation = {1: "cw", 3: "ccw"}[turns[0]] if len(turns) == 1 else None
+            return Call(rotation=rotation)
+        near = int((view.get("square") or {}).get("near", {}).get("pos", 0))
+        legal = [q for q in (0, 1, 3) if check_move(faces, readings[q], near, fifth_die) is None]
+        if not legal:
+            reason = check_move(faces, readings[0], near, fifth_die) or ""
+            return Call.refuse("illegal_move", reason=reason)
+        quarter = 0 if 0 in legal else legal[0]
+        event: JSONDict = {"type": "turn", "faces": readings[quarter]}
+        if quarter:
+            event["rotate"] = {1: "cw", 3: "ccw"}[quarter]
+        return Call(event=event)
+
+    def accept(self, dice: Sequence[Die], event: JSONDict | None = None,
+               quarter: int = 0) -> None:
+        """The engine took the reading (throw, move, rotation): remember the spots now."""
+        points = [d.center for d in dice]
+        if self.places is None or len(self.places) != len(points) or (
+                event is not None and event.get("type") == "throw"):
+            self.places = [points[i] for i in self._order(points)]
+            return
+        at_spot, _ = self._at_spots(points)
+        spots = [points[i] for i in at_spot]
+        # Turned q quarters: the die of position p now lies on the spot of position p + q.
+        self.places = [spots[(p + quarter) % 4] for p in range(4)] + spots[4:]
+
+    def _number(self, points: Sequence[Point], values: Sequence[int]) -> list[int]:
+        order = self._order(points)
+        self.places = [points[i] for i in order]
+        return [values[i] for i in order]
+
+    @staticmethod
+    def _order(points: Sequence[Point]) -> list[int]:
+        square, fifth = split_fifth(points)
+        order = [square[i] for i in clockwise_order([points[i] for i in square])]
+        return order + ([fifth] if fifth is not None else [])
+
+    def _at_spots(self, points: Sequence[Point]) -> tuple[list[int], float]:
+        """(index of the die nearest each spot, total distance), as one assignment."""
+        assert self.places is not None
+        best: tuple[list[int], float] = (list(range(len(points))), math.inf)
+        for perm in itertools.permutations(range(len(points))):
+            cost = sum(math.dist(self.places[p], points[perm[p]]) for p in range(len(points)))
+            if cost < best[1]:
+                best = (list(perm), cost)
+        return best
+
+
+def _turned(seen: Sequence[int], quarter: int) -> list[int]:
+    """The faces by position if the square was turned ``quarter`` quarters clockwise: the die of
+    position p then lies on the spot of position p + quarter."""
+    square = [seen[(p + quarter) % 4] for p in range(4)]
+    return square + list(seen[4:])
+
+
+def _faces_of(view: JSONDict) -> list[int]:
+    """The engine's faces by position (0..3, then the fifth die)."""
+    square = view.get("square") or {}
+    faces = [0, 0, 0, 0]
+    for role in ("near", "left", "right", "far"):
+        spot = square.get(role)
+        if spot:
+            faces[int(spot["pos"])] = int(spot["face"])
+    if view.get("fifth") is not None:
+        faces.append(int(view["fifth"]))
+    return faces
+
+
+def _square_side(places: Sequence[Point]) -> float:
+    square = places[:4]
+    sides = [math.dist(square[i], square[(i + 1) % 4]) for i in range(len(square))]
+    return max(1.0, float(np.median(sides)))

@@ -1,0 +1,207 @@
+"""The people at a simulated table: players who throw real-looking dice, and a game master.
+
+`VirtualTable` plays on a `SimulatedTray` through the same channels as people at a bar: it
+throws dice into the tray (sometimes a die ends cocked, a hand lingers, a die bounces out),
+moves kept dice to the keep zone, presses the stop button, turns the 4D square's dice and
+the square itself; when the tower pauses on a jam it refills the hopper and resumes, and when
+a dispense was cut off it counts the tokens that fell (the `TokenTray`) and confirms them.
+It never tells the controller what the dice are: the controller has to read them.
+
+`TokenTray` is what lies on the table: every token that fell from a hopper, for which dispense,
+written to a file the moment it falls (so it outlives a crash of the tower, as real tokens do).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from firmware_host.camera.simulated import PlacedDie, SimulatedTray, TrayTruth
+from firmware_host.rules import legal_results
+
+
+class TokenTray:
+    """Tokens on the table, by dispense, kept in an append-only file that survives crashes."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = None if path is None else Path(path)
+        self.current: int | None = None  # the dispense whose tokens are falling now
+        self.counts: Counter[int] = Counter()
+        if self.path is not None and self.path.exists():
+            for line in self.path.read_text(encoding="utf-8").splitlines():
+                if line.strip().isdigit():
+                    self.counts[int(line)] += 1
+        self._file = None if self.path is None else open(self.path, "a", encoding="utf-8")  # noqa: SIM115
+
+    def drop(self) -> None:
+        """A token has just fallen (called by the simulated hopper)."""
+        dispense = -1 if self.current is None else self.current
+        self.counts[dispense] += 1
+        if self._file is not None:
+            self._file.write(f"{dispense}\n")
+            self._file.flush()
+            os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+@dataclass
+class Habits:
+    """How often the simulated players do what people do (each a probability per throw)."""
+
+    cocked: float = 0.06
+    hand: float = 0.04
+    outside: float = 0.02
+    stop: float = 0.35  # stop after a throw when allowed (else keep the best and go on)
+
+    @classmethod
+    def clean(cls) -> Habits:
+        return cls(cocked=0.0, hand=0.0, outside=0.0)
+
+
+@dataclass
+class Throw:
+    """What the table last did, to check what the tower accepted against it."""
+
+    kind: str  # "throw", "turn", "square"
+    truth: TrayTruth
+    clean: bool
+    at_game: int
+    attempts: int = 1
+    faces: list[int] = field(default_factory=list)
+
+
+class VirtualTable:
+    """Players and a game master around a simulated tray."""
+
+    def __init__(self, tray: SimulatedTray, *, seed: int = 0, habits: Habits | None = None,
+                 press: Any = None) -> None:
+        self.tray = tray
+        self.rng = random.Random(seed)
+        self.habits = habits or Habits()
+        self.press = press  # press(button_name): the tower's buttons
+        self.last: Throw | None = None
+        self._spots: list[PlacedDie] | None = None  # 4D: where each position's die lies
+
+    # ------------------------------------------------------------------ 421
+
+    def play_421(self, view: dict[str, Any], retry: bool) -> str:
+        """Do the next thing for the player to move; returns a line for the log."""
+        name = view["players"][view["to_move"]]["name"]
+        opening = view.get("phase") == "opening"
+        first = opening or view.get("throw_number", 0) == 0 or (
+            view.get("dice_player") != view.get("to_move"))
+        if retry and self.last is not None:
+            return self._throw_again(name)
+        if not first and self._wants_to_stop(view):
+            self.press("stop")
+            return f"{name} stops"
+        if first:
+            n = 1 if opening and view["knobs"].get("opener") == "lowest-die" else 3
+            keep: list[int] = []
+        else:
+            keep = self._keep(view.get("dice") or [])
+            n = len(view.get("dice") or []) - len(keep)
+        return self._throw(name, n, keep)
+
+    def _wants_to_stop(self, view: dict[str, Any]) -> bool:
+        knobs = view.get("knobs", {})
+        if knobs.get("throw_limit") == "exact" and view.get("throws_required"):
+            return False
+        allowed = view.get("throws_allowed") or 3
+        if view.get("throw_number", 0) >= allowed:
+            return False
+        return self.rng.random() < self.habits.stop
+
+    def _keep(self, hand: list[int]) -> list[int]:
+        """Keep the 4 and the 2 and the 1 when there, else the pairs, else the best die."""
+        counts = Counter(hand)
+        keep = [v for v in (4, 2, 1) if v in hand]
+        if len(keep) < 2:
+            keep = [v for v, c in counts.items() if c >= 2 for _ in range(c)]
+        if not keep:
+            keep = [max(hand)]
+        if len(keep) >= len(hand):
+            keep = keep[: len(hand) - 1]
+        return keep
+
+    def _throw(self, name: str, n: int, keep: list[int]) -> str:
+        faces = [self.rng.randint(1, 6) for _ in range(n)]
+        cocked = n >= 2 and self.rng.random() < self.habits.cocked
+        hand = self.rng.random() < self.habits.hand
+        outside = 1 if n >= 1 and self.rng.random() < self.habits.outside else 0
+        truth = self.tray.throw(faces, keep=keep, cocked=cocked, hand=hand, outside=outside)
+        self.last = Throw("throw", truth, truth.clean, 0, faces=faces)
+        extra = " (one cocked)" if cocked else " (a die out)" if outside else ""
+        extra += " (a hand lingers)" if hand else ""
+        kept = f", keeps {'-'.join(map(str, keep))}" if keep else ""
+        return f"{name} throws {'-'.join(map(str, faces))}{kept}{extra}"
+
+    def _throw_again(self, name: str) -> str:
+        """The throw was refused: the same dice are thrown again, cleanly or not."""
+        assert self.last is not None
+        keep = self.last.truth.faces("keep")
+        n = len(self.last.truth.dice) - len(keep)
+        attempts = self.last.attempts + 1
+        line = self._throw(name, n, keep)
+        self.last.attempts = attempts
+        return line + " again"
+
+    # ------------------------------------------------------------------ 4D
+
+    def play_4d(self, view: dict[str, Any], retry: bool) -> str:
+        name = view["players"][view["to_move"]]["name"]
+        if view.get("phase") == "start" or (retry and self.last and self.last.kind == "square"):
+            n = 5 if view["knobs"].get("fifth_die") else 4
+            faces = [self.rng.randint(1, 6) for _ in range(n)]
+            self._spots = self.tray.square(faces)
+            truth = self.tray.place(self._spots, frames=4)
+            self.last = Throw("square", truth, True, 0, faces=faces)
+            return f"{name} throws the square {'-'.join(map(str, faces))}"
+        if retry and self.last is not None:
+            # A refused move: put the dice back as the engine has them, then move again.
+            self.tray.place(self._arranged(view), frames=2)
+        near = view["square"]["near"]["pos"]
+        faces = _faces_by_position(view)
+        moves = legal_results(faces, near, bool(view["knobs"].get("fifth_die")))
+        move, new = moves[self.rng.randrange(len(moves))]
+        rotate = "cw" if self.rng.random() < 0.7 else "ccw"
+        dice = self._arranged(view, new, quarter=1 if rotate == "cw" else 3)
+        truth = self.tray.place(dice, frames=3)
+        self.last = Throw("turn", truth, True, 0, faces=new)
+        return f"{name} turns {move} to {'-'.join(map(str, new[:4]))}, square {rotate}"
+
+    def _arranged(self, view: dict[str, Any], faces: list[int] | None = None,
+                  quarter: int = 0) -> list[PlacedDie]:
+        """The tray's dice showing ``faces`` by position, the square turned ``quarter``: the
+        die of position p then lies on the spot of position p + quarter."""
+        spots = self._spots or self.tray.square([1] * len(faces or [0] * 4))
+        faces = faces or _faces_by_position(view)
+        dice = []
+        for position, face in enumerate(faces):
+            spot = spots[(position + quarter) % 4] if position < 4 else spots[4]
+            dice.append(PlacedDie(int(face), spot.center, spot.angle, "roll"))
+        self._spots = [spots[(p + quarter) % 4] for p in range(4)] + list(spots[4:])
+        return dice
+
+
+def _faces_by_position(view: dict[str, Any]) -> list[int]:
+    square = view["square"]
+    faces = [0, 0, 0, 0]
+    for role in ("near", "left", "right", "far"):
+        faces[square[role]["pos"]] = square[role]["face"]
+    if view.get("fifth") is not None:
+        faces.append(view["fifth"])
+    return faces
+
+
+def tray_state_json(truth: TrayTruth) -> str:
+    return json.dumps([[d.value, d.zone, d.leaning] for d in truth.dice])
