@@ -12,8 +12,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# One whole game on the simulated tower at a watchable pace (the scoreboard on
+# http://localhost:8000); Ctrl-C stops it and the next `make demo` resumes the game.
 demo: $(STAMP)
-	$(BIN)/dicetower simulate --preset tim-11 --players Ana,Ben,Cleo --seed 7
+	$(BIN)/dicetower demo --games 1
 
 test: $(STAMP) browser
 	$(BIN)/ruff check .

@@ -1,4 +1,5 @@
-"""Shared test fixtures: where the third-party dice-photos dataset lives, if anywhere."""
+"""Shared test fixtures: a private data folder for every test, and where the third-party
+dice-photos dataset lives, if anywhere."""
 
 from __future__ import annotations
 
@@ -15,6 +16,17 @@ def dataset_dir() -> Path | None:
     """The dice-photos folder from $DICE_PHOTOS or ../shared/datasets/dice-photos, or None."""
     path = Path(os.environ.get("DICE_PHOTOS", DEFAULT_DATASET))
     return path if (path / "manifest.json").is_file() else None
+
+
+@pytest.fixture(autouse=True)
+def private_data_home(tmp_path_factory: pytest.TempPathFactory,
+                      monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test (and every process it starts) keeps its journals and profiles in a folder
+    of its own, never in the user's data directory."""
+    home = tmp_path_factory.mktemp("data-home")
+    monkeypatch.setenv("XDG_DATA_HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    return home
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,8 @@ One small interface (`CameraSource`: `open`, `read -> Frame`, `close`, `set_cont
   when asked for, so nothing else needs picamera2 installed.
 
 `camera_from_spec(text)` turns the text of a config file or a command-line option into a
-source (not opened yet); a spec it cannot use is a `ValueError` saying what it accepts.
+source (not opened yet); a spec it cannot use is a `ValueError` saying what it accepts, and
+``picamera2`` where its module cannot be imported a `CameraError` saying so.
 """
 
 from __future__ import annotations
@@ -36,14 +37,24 @@ def camera_from_spec(spec: str, **options: Any) -> CameraSource:
                         if k in options}
         return SimulatedCamera(SimulatedTray(**tray_options), **options)
     if text == "picamera2":
-        module = importlib.import_module("firmware_host.camera.picamera")
+        try:
+            module = importlib.import_module("firmware_host.camera.picamera")
+        except ImportError as exc:
+            raise CameraError(f"camera 'picamera2' is not available on this machine ({exc}); "
+                              "install picamera2 on the Raspberry Pi, or use another camera"
+                              ) from None
         return module.PiCamera(**options)
     if kind == "usb":
-        if not rest.isdigit():
+        # isascii: str.isdigit also accepts digits int() refuses, such as superscripts.
+        if not (rest.isascii() and rest.isdigit()):
             raise ValueError(f"camera {spec!r}: 'usb:' takes a device number, e.g. usb:0")
         from firmware_host.camera.capture import VideoCaptureCamera
 
         return VideoCaptureCamera(int(rest), **options)
+    if kind in ("folder", "file") and not rest.strip():
+        # Path("") is the current folder: an empty name must not quietly mean it.
+        raise ValueError(f"camera {spec!r}: '{kind}:' needs a path after it, e.g. "
+                         f"{kind}:{'frames' if kind == 'folder' else 'session.mp4'}")
     if kind == "folder":
         from firmware_host.camera.folder import FolderCamera
 
@@ -52,7 +63,7 @@ def camera_from_spec(spec: str, **options: Any) -> CameraSource:
         from firmware_host.camera.capture import VideoCaptureCamera
 
         return VideoCaptureCamera(rest, **options)
-    if kind in ("rtsp", "http", "https") and rest.startswith("//"):
+    if kind in ("rtsp", "http", "https") and rest.startswith("//") and rest[2:].strip("/"):
         from firmware_host.camera.capture import VideoCaptureCamera
 
         return VideoCaptureCamera(text, **options)

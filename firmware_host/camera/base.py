@@ -58,12 +58,12 @@ def check_frame(image: object, what: str) -> np.ndarray:
     """``image`` as a usable BGR frame, or a `CameraError` naming ``what`` sent garbage."""
     if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.size == 0:
         raise CameraError(f"{what} sent something that is not an image")
-    if image.ndim == 2:
+    if image.ndim == 2 and min(image.shape) >= 16:
         import cv2
 
         return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     if image.ndim != 3 or image.shape[2] not in (3, 4) or min(image.shape[:2]) < 16:
-        raise CameraError(f"{what} sent a frame of shape {image.shape}, not a colour picture")
+        raise CameraError(f"{what} sent a frame of shape {image.shape}, not a picture")
     if image.shape[2] == 4:
         return np.ascontiguousarray(image[:, :, :3])
     return image

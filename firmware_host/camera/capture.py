@@ -35,6 +35,7 @@ class VideoCaptureCamera(CameraSource):
         self._capture: Any = None
         self._start = 0.0
         self._offset = 0.0  # frame time of the loops already replayed
+        self._last = -1.0  # frame time of the last frame given (files)
 
     def _open(self) -> None:
         millis = int(self.timeout * 1000)
@@ -50,11 +51,14 @@ class VideoCaptureCamera(CameraSource):
         self._capture = capture
         self._start = time.monotonic()
         self._offset = 0.0
+        self._last = -1.0
 
     def _read(self) -> tuple[np.ndarray, float, Any]:
         ok, image = self._capture.read()
-        if not ok and self.is_file and self.loop:
-            self._offset = self._file_time()
+        if not ok and self.is_file and self.loop and self._last >= 0:
+            # The next loop goes on one frame after the last frame given: frame time never
+            # goes back, however many times the file is replayed.
+            self._offset = self._last + 1.0 / self._fps()
             self._capture.set(cv2.CAP_PROP_POS_FRAMES, 0)
             ok, image = self._capture.read()
         if not ok or image is None:
@@ -65,6 +69,7 @@ class VideoCaptureCamera(CameraSource):
         if not self.is_file:
             return image, time.monotonic(), None
         at = self._offset + self._file_time()
+        self._last = at
         if self.realtime:
             delay = self._start + at - time.monotonic()
             if delay > 0:
@@ -72,11 +77,16 @@ class VideoCaptureCamera(CameraSource):
         return image, at, None
 
     def _file_time(self) -> float:
+        """The time in the file of the frame just read (the first one is at 0)."""
         millis = self._capture.get(cv2.CAP_PROP_POS_MSEC)
         if millis > 0:
             return millis / 1000.0
-        fps = self._capture.get(cv2.CAP_PROP_FPS) or 30.0
-        return self._capture.get(cv2.CAP_PROP_POS_FRAMES) / fps
+        # POS_FRAMES is the index of the next frame: the one just read is one before.
+        return max(0.0, self._capture.get(cv2.CAP_PROP_POS_FRAMES) - 1) / self._fps()
+
+    def _fps(self) -> float:
+        fps = self._capture.get(cv2.CAP_PROP_FPS)
+        return fps if fps and fps > 0 else 30.0
 
     def _close(self) -> None:
         if self._capture is not None:

@@ -40,6 +40,7 @@ Polygon = tuple[Point, ...]
 
 NOISE_BANK = 4  # noise fields drawn once and shifted per frame (drawing one costs ~20 ms)
 TUMBLE_FRAMES = 4  # frames of dice in flight, before they rest
+CAMERA_BUFFER = 4  # frames a live camera holds for a late reader; older ones are dropped
 MOVE_FRAMES = 2  # frames of a hand turning or moving dice that are already there
 
 
@@ -174,7 +175,8 @@ class SimulatedTray:
         kept = [self._keep_die(v, i) for i, v in enumerate(keep)]
         landed = self._scatter(faces, cocked=cocked and len(faces) >= 2, outside=outside)
         self._set([*landed, *kept], tumble=True, hand=hand)
-        return TrayTruth(tuple([*landed, *kept]))
+        # ``hand``: a hand will come in before the dice are read (so the throw is not clean).
+        return TrayTruth(tuple([*landed, *kept]), hand=hand)
 
     def place(self, dice: Sequence[PlacedDie], *, hand: bool = False,
               frames: int = MOVE_FRAMES) -> TrayTruth:
@@ -388,6 +390,11 @@ class SimulatedCamera(CameraSource):
         self._broken: str | None = None
         self.unplugged = False  # while True, `open` fails too (the cable is out)
 
+    def due(self, at: float) -> float:
+        """When (``time.monotonic``) a frame of frame time ``at`` is taken, at a live pace: a
+        reader running late gets it later, as it would from a real camera's queue."""
+        return self._started + at
+
     def fail(self, how: str = "stalled") -> None:
         """From the next frame on: "stalled" (no frame comes) or "garbage" (not an image)."""
         if how not in ("stalled", "garbage"):
@@ -405,6 +412,13 @@ class SimulatedCamera(CameraSource):
             raise CameraError(f"{self.name}: no frame within 1 s (unplugged, or it stopped)")
         if self._broken == "garbage":
             return np.zeros((2, 2), np.float32), self._frames / self.fps, None
+        if self.realtime:
+            # A live camera keeps only its last few frames for a reader that falls behind
+            # (older ones are dropped), so the reader sees the tray as it is now.
+            behind = int((time.monotonic() - self._started) * self.fps) - self._frames
+            for _ in range(behind - CAMERA_BUFFER):
+                self.tray.next_shot()
+                self._frames += 1
         image, truth, noisy = self.tray.next_shot()
         at = self._frames / self.fps
         self._frames += 1

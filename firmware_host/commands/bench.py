@@ -9,12 +9,16 @@ from __future__ import annotations
 import argparse
 import importlib
 
-BENCHMARK_MODULES = ("vision.benchmark", "firmware_host.scoreboard.benchmark")
+BENCHMARK_MODULES = (
+    "vision.benchmark",
+    "firmware_host.scoreboard.benchmark",
+    "firmware_host.controller.benchmark",
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "bench", help="measure a part: `bench vision`, `bench scoreboard`"
+        "bench", help="measure a part: `bench vision`, `bench scoreboard`, `bench tower`"
     )
     benchmarks = parser.add_subparsers(dest="benchmark", metavar="BENCHMARK")
     benchmarks.required = True

@@ -1,7 +1,10 @@
 """The `dicetower serve` subcommand: the scoreboard alone, throws entered by the game master.
 
-This is how the scoreboard is used before the controller exists, and how a bar keeps playing
-when the camera is out: the game master types each throw on the ``/admin`` page.
+This is how a bar keeps playing when the camera or the tower is out: the game master types
+each throw on the ``/admin`` page. The game is kept in the same journal as the tower's (the
+user's data directory unless ``--journal`` says otherwise), so it survives a restart and the
+tower can take it over (`dicetower run` resumes it). Tokens are handed out by hand here: no
+dispense is written for the tower to pay later.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 PIN_ENV = "DICETOWER_PIN"
 
@@ -29,6 +33,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--lang", choices=("fr", "en"), default="fr", help="default page language (default: fr)"
+    )
+    parser.add_argument(
+        "--journal", type=Path, default=None,
+        help="the game's journal (default: the tower's, in the user's data directory)",
+    )
+    parser.add_argument(
+        "--new", action="store_true",
+        help="start with no game even if the journal holds an unfinished one",
     )
     parser.add_argument(
         "--max-clients", type=int, default=100, help="live pages served at once (default: 100)"
@@ -53,6 +65,18 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    from firmware_host.controller.config import default_journal
+    from firmware_host.controller.journal import Journal, JournalError
+    from firmware_host.scoreboard.store import GameStore
+
+    path = args.journal or default_journal()
+    try:
+        journal = Journal(path)
+    except JournalError as err:
+        print(f"dicetower serve: {err}", file=sys.stderr)
+        return 2
+    store = GameStore()
+    resumed = False if args.new else resume_into(store, journal)
     urls = scoreboard_urls(args.host, args.port)
     app = create_app(
         {
@@ -60,7 +84,8 @@ def _run(args: argparse.Namespace) -> int:
             "SCOREBOARD_LANG": args.lang,
             "SCOREBOARD_PUBLIC_URL": urls[0],
             "SSE_MAX_CLIENTS": args.max_clients,
-        }
+        },
+        store=store,
     )
     try:
         server = make_server(app, args.host, args.port)
@@ -69,8 +94,11 @@ def _run(args: argparse.Namespace) -> int:
             f"dicetower serve: cannot listen on {args.host}:{args.port}: {err.strerror}",
             file=sys.stderr,
         )
+        journal.close()
         return 1
     print("dicetower scoreboard")
+    state = "resumed the unfinished game of" if resumed else "journal"
+    print(f"  {state} {path}")
     for url in urls:
         print(f"  scoreboard:  {url}")
     print(f"  game master: {urls[0]}admin")
@@ -78,6 +106,23 @@ def _run(args: argparse.Namespace) -> int:
     print(f"  PIN:         {app.config['SCOREBOARD_PIN']}")
     qr_terminal(urls[0])
     print("Ctrl+C to stop.", flush=True)
-    run_until_stopped(app, server)
+    try:
+        run_until_stopped(app, server)
+    finally:
+        journal.close()
     print("dicetower serve: stopped")
     return 0
+
+
+def resume_into(store: object, journal: object) -> bool:
+    """Replay the journal's last game into ``store`` and journal every change from now on;
+    True when that game is unfinished (a finished one is shown, ready for a new game)."""
+    from firmware_host.controller.replay import replay_action
+
+    actions = journal.actions_since_last_game()  # type: ignore[attr-defined]
+    for _, action in actions:
+        replay_action(store, action)  # type: ignore[arg-type]
+    # Tokens are handed out by hand here: the actions are journaled without dispenses.
+    store.set_journal(lambda action: journal.record(action))  # type: ignore[attr-defined]
+    snapshot = store.snapshot()  # type: ignore[attr-defined]
+    return bool(snapshot.get("game")) and not snapshot.get("ended")

@@ -14,7 +14,7 @@ from typing import Any
 
 import platformdirs
 
-from firmware_host.camera import SPEC_HELP, camera_from_spec
+from firmware_host.camera import SPEC_HELP, CameraError, camera_from_spec
 
 EXAMPLE_CONFIG = Path(__file__).with_name("tower.example.toml")
 LANGUAGES = ("fr", "en")
@@ -65,7 +65,8 @@ def load_config(path: str | Path) -> TowerConfig:
     """Read and check ``path``; `ConfigError` (one line: file, key, fix) when it is wrong."""
     file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8")
+        # utf-8-sig: a file saved by an editor that writes a byte-order mark reads the same.
+        text = file.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise ConfigError(f"{file}: no such file (copy {EXAMPLE_CONFIG.name} from "
                           f"{EXAMPLE_CONFIG.parent} and edit it)") from None
@@ -104,12 +105,14 @@ def config_from_dict(data: dict[str, Any], file: Path) -> TowerConfig:
     config = TowerConfig(source=file)
     camera = data.get("camera", {})
     if "source" in camera:
-        config.camera = camera["source"]
+        config.camera = _camera_spec(base, camera["source"])
         try:
             camera_from_spec(config.camera)  # checks the spec; opens nothing
         except ValueError:
-            raise ConfigError(f"{where}: [camera] source = {config.camera!r} is not a camera; "
-                              f"use {SPEC_HELP}") from None
+            raise ConfigError(f"{where}: [camera] source = {camera['source']!r} is not a "
+                              f"camera; use {SPEC_HELP}") from None
+        except CameraError as exc:
+            raise ConfigError(f"{where}: [camera] source: {exc}") from None
     if "fps" in camera:
         config.fps = _positive(where, "camera", "fps", camera["fps"], 1, 120)
     tower = data.get("tower", {})
@@ -173,6 +176,14 @@ def _positive(where: str, table: str, key: str, value: float, low: float,
         raise ConfigError(f"{where}: [{table}] {key} must be from {low:g} to {high:g}, "
                           f"not {value!r}")
     return float(value)
+
+
+def _camera_spec(base: Path, spec: str) -> str:
+    """``spec`` with the path of a ``folder:`` or ``file:`` camera taken from ``base``."""
+    kind, colon, rest = spec.strip().partition(":")
+    if colon and kind in ("folder", "file") and rest.strip():
+        return f"{kind}:{_path(base, rest)}"
+    return spec
 
 
 def _path(base: Path, text: str) -> Path:

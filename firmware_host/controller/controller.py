@@ -29,9 +29,9 @@ from firmware_host.camera import CameraError, CameraSource, Frame
 from firmware_host.controller import messages
 from firmware_host.controller.dispenser import TokenDispenser
 from firmware_host.controller.journal import Dispense, Journal
-from firmware_host.controller.referee import Call, judge_421
+from firmware_host.controller.referee import Call, judge_421, zone_of
 from firmware_host.controller.replay import Origins, replay_action
-from firmware_host.controller.settle import Outcome, SettleWatcher
+from firmware_host.controller.settle import Outcome, SettleWatcher, same_reading
 from firmware_host.controller.square import SquareTracker
 from firmware_host.controller.tower_lights import show_game
 from firmware_host.rules import RuleError
@@ -77,6 +77,12 @@ class Controller:
         self._last_effects: list[dict[str, Any]] = []
         self.stats: dict[str, Any] = {"readings": 0, "accepted": 0, "refused": {},
                                       "camera_errors": 0}
+        # The dice of the last reading taken as an input: looking at them again is no throw.
+        self._judged: tuple[Die, ...] | None = None
+        # Whether the tray moved since then: dice thrown again can land just as they were.
+        self._moved = False
+        # After a restart: (faces, kept count) of the game's last throw, the tray as left.
+        self._left_over: tuple[list[int], int] | None = None
         # What became of the last still tray: ("accepted" | "refused" | "nothing", code).
         self.last_result: tuple[str, str] = ("nothing", "")
         self.dispenser = TokenDispenser(tower, journal, live=self.origins.live,
@@ -99,6 +105,8 @@ class Controller:
                 self.origins.follow(action, action_id)
             snapshot = self.store.snapshot()
             resumed = bool(snapshot.get("game")) and not snapshot.get("ended")
+            if resumed and (snapshot.get("game") or {}).get("game") == "421":
+                self._left_over = _last_throw(self.store.history())
         self.store.set_journal(self._record)
         self.store.add_listener(self._changed)
         if not resumed:
@@ -125,9 +133,13 @@ class Controller:
         try:
             snapshot = self.store.snapshot()
             view = snapshot.get("game") or {}
-            if snapshot.get("paused"):
-                if not self.journal.dispenses(("doubt",)):
+            if snapshot.get("paused") or self.dispenser.held:
+                if self.journal.dispenses(("doubt",)):
+                    pass  # the game master counts the tokens first
+                elif snapshot.get("paused"):
                     self.store.set_paused(False)
+                else:
+                    self._resume_paying()  # a jam after the game's last input: no pause
             elif view.get("game") == "4d":
                 last = snapshot.get("last_input") or {}
                 if last.get("type") == "turn":
@@ -206,6 +218,7 @@ class Controller:
 
     def _handle(self, outcome: Outcome) -> None:
         if outcome.kind == "moving":
+            self._moved = True
             if self._notice and self._notice.get("level") == "warn":
                 self._notice = None
             self._set_status("reading")
@@ -233,6 +246,12 @@ class Controller:
         if snapshot.get("paused"):
             self._publish(outcome, None)
             return
+        if self._seen_already(outcome.dice):
+            # The tower looked again (camera back, new game, a hand passing over) but nothing
+            # was thrown: the dice lie as they were when their throw was taken.
+            self._publish(outcome, None)
+            self._set_status("ready")
+            return
         call = self._judge(outcome.dice, view)
         if call.refusal is not None:
             self._refuse(call, outcome)
@@ -253,6 +272,8 @@ class Controller:
             self.square.accept(outcome.dice, call.event or call.correction, quarter)
         action_id = self.journal.last_action_id()
         jpeg = self._publish(outcome, call)
+        self._judged = outcome.dice
+        self._moved = False
         if call.accepted:
             self.last_result = ("accepted", "")
             self.stats["accepted"] += 1
@@ -263,6 +284,24 @@ class Controller:
         if self._notice and self._notice.get("level") in ("warn", "info"):
             self._notice = None
         self._set_status("ready")
+
+    def _seen_already(self, dice: tuple[Die, ...]) -> bool:
+        """Whether the tray shows the dice of the last throw taken, untouched since."""
+        if self._judged is not None:
+            # Looked at again with no motion seen (camera back, new game, end of a pause):
+            # the same dice are the same throw; other dice were thrown while it looked away.
+            return not self._moved and same_reading(dice, self._judged)
+        left, self._left_over = self._left_over, None
+        if left is None:
+            return False
+        # Just restarted: only the faces of the last throw are known, not where they lay.
+        zones = [zone_of(d, self.profile) for d in dice]
+        rolled = sorted((d.value for d, z in zip(dice, zones, strict=True) if z == "roll"),
+                        key=lambda v: -(v or 0))
+        if rolled == left[0] and zones.count("keep") == left[1]:
+            self._judged = dice
+            return True
+        return False
 
     def _judge(self, dice: tuple[Die, ...], view: dict[str, Any]) -> Call:
         if view.get("game") == "4d":
@@ -317,14 +356,20 @@ class Controller:
             self._last_effects = list(action.get("effects", []))
             show_game(self.tower, self._view(), self._last_effects)
         if kind == "pause" and not action.get("paused"):
-            with self._lock:
-                if self._notice and self._notice.get("code") in ("jam", "dispense_doubt"):
-                    self._notice = None
-            self.dispenser.resume()
+            # What was thrown during the pause was not judged: look at the tray again.
+            self.watcher.reset()
+            self._resume_paying()
         self.dispenser.wake()
         self._publish_tower()
 
     # ------------------------------------------------------------------ tokens
+
+    def _resume_paying(self) -> None:
+        with self._lock:
+            if self._notice and self._notice.get("code") in ("jam", "dispense_doubt"):
+                self._notice = None
+        self.dispenser.resume()
+        self._set_status("ready")
 
     def confirm_dispense(self, dispense_id: int, delivered: int) -> Dispense:
         """The game master counted ``delivered`` tokens for a dispense that was cut off."""
@@ -343,7 +388,8 @@ class Controller:
         elif self.store.snapshot().get("paused"):
             self.store.set_paused(False)  # the listener resumes the dispenser
         else:
-            self.dispenser.resume()
+            self._resume_paying()
+        self._publish_tower()
         return self.journal.dispense(dispense_id)
 
     def _jammed(self, row: Dispense, detail: str) -> None:
@@ -433,3 +479,13 @@ class Controller:
         if now - self._last_beat >= 1.0:
             self._last_beat = now
             self.heartbeat()
+
+
+
+def _last_throw(history: dict[str, Any]) -> tuple[list[int], int] | None:
+    """(faces thrown, dice kept) of the last throw in the store's history, if any."""
+    for entry in reversed(history.get("entries", [])):
+        event = entry.get("event") or {}
+        if event.get("type") == "throw":
+            return sorted(event.get("faces", []), reverse=True), len(event.get("keep", []))
+    return None

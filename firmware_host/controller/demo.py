@@ -30,6 +30,7 @@ from firmware_host.scoreboard.store import GameStore
 
 HOPPER_TOKENS = 120
 THINK_SECONDS = 1.2  # at a watchable pace: players look at the dice before the next throw
+LOOK_FRAMES = 120  # after a restart, frames the tower may take to read the tray as it was
 
 
 @dataclass
@@ -38,8 +39,12 @@ class DemoOptions:
 
     preset: str = "tim-11"
     players: list[str] = field(default_factory=lambda: ["Ana", "Ben", "Cleo"])
+    knobs: dict[str, Any] | None = None  # house rules over the preset's (e.g. a smaller pot)
+    knobs: dict[str, Any] = field(default_factory=dict)
+    new: bool = False  # start a new game even if the journal holds an unfinished one
     seed: int = 7
     fast: bool = False
+    think: float = THINK_SECONDS  # seconds between throws when not fast
     games: int | None = None
     journal: Path = Path("demo.sqlite3")
     host: str = "127.0.0.1"
@@ -102,7 +107,8 @@ class Demo:
         self.controller.dispenser.before_token = self._token_for
         self.table = VirtualTable(self.tray, seed=options.seed, habits=options.habits,
                                   press=self._press)
-        self.app = create_app({"SCOREBOARD_PIN": options.pin}, store=self.store)
+        self.app = create_app({"SCOREBOARD_PIN": options.pin}, store=self.store,
+                              tower=self.controller)
         self.server: Any = None
         self._next_act = 0.0
         self._waiting = False  # a throw is in the tray, waiting for the tower's verdict
@@ -119,9 +125,25 @@ class Demo:
             self.server.start()
         self.camera.open()
         self.controller.bind_buttons()
-        resumed = self.controller.resume_or_start(self.options.preset, self.options.players)
+        resumed = self.controller.resume_or_start(self.options.preset, self.options.players,
+                                                  self.options.knobs, new=self.options.new)
         self.summary.resumed = resumed
+        if resumed:
+            self._take_up()
         return resumed
+
+    def _take_up(self) -> None:
+        """After a restart the dice still lie in the tray: 4D players put the square back as
+        the scoreboard shows it, and the tower looks at the tray before anyone moves."""
+        view = self.store.snapshot().get("game") or {}
+        if view.get("game") == "4d" and view.get("phase") == "play":
+            self.table.lay_square(view)
+        for _ in range(LOOK_FRAMES):
+            outcome = self.controller.step()
+            if outcome is not None and (outcome.kind in ("reading", "unsteady")
+                                        or outcome.final):
+                break
+        self.controller.last_result = ("nothing", "")
 
     def run(self, stop: threading.Event | None = None) -> DemoSummary:
         stop = stop or threading.Event()
@@ -173,6 +195,9 @@ class Demo:
             self.summary.throws += 1
             self._report_accepted(view)
         if snapshot.get("ended") or view.get("phase") == "over":
+            if self.controller.dispenser.held or self.journal.dispenses(("doubt",)):
+                self._game_master(snapshot)  # a jam or a cut-off dispense at the very end
+                return
             if self.controller.dispenser.idle(timeout=30):
                 self._game_over(view)
             return
@@ -193,7 +218,7 @@ class Demo:
         self._next_act = time.monotonic() + self._think()
 
     def _think(self) -> float:
-        return 0.0 if self.options.fast else THINK_SECONDS
+        return 0.0 if self.options.fast else self.options.think
 
     def _report_accepted(self, view: dict[str, Any]) -> None:
         message = view.get("message")
@@ -212,7 +237,8 @@ class Demo:
         who = names[loser] if isinstance(loser, int) and 0 <= loser < len(names) else "nobody"
         self.say(f"=== game {self.summary.games} over: {who} lost ===")
         if not self._finished():
-            self.store.start_game(self.options.preset, self.options.players)
+            self.store.start_game(self.options.preset, self.options.players,
+                                  self.options.knobs or None)
             self._waiting = False
             self._next_act = time.monotonic() + self._think()
 

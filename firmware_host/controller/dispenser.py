@@ -80,10 +80,12 @@ class TokenDispenser:
         return self._held
 
     def idle(self, timeout: float = 10.0) -> bool:
-        """Wait until nothing is left to pay (or a jam holds it); True when so."""
+        """Wait until nothing is left to pay (or a jam holds it); True when so. The worker is
+        then at rest: every callback of what it did has returned."""
         with self._wake:
+            # Not busy first: a jam is held before its `on_jam` has run.
             return self._wake.wait_for(
-                lambda: self._held or not (self._pending or self._busy), timeout)
+                lambda: not self._busy and (self._held or not self._pending), timeout)
 
     def stop(self) -> None:
         with self._wake:

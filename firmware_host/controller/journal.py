@@ -30,6 +30,7 @@ from typing import Any
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x44544F57  # "DTOW": tells our files from any other SQLite database
+SQLITE_MAGIC = b"SQLite format 3\x00"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS actions (
@@ -278,6 +279,8 @@ def _open(path: Path) -> sqlite3.Connection:
         raise JournalError(f"{path}: is a folder; give the journal a file name "
                            "(e.g. journal.sqlite3)")
     new = not path.exists() or path.stat().st_size == 0
+    if not new:
+        _check_header(path)
     if new:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -317,6 +320,29 @@ def _open(path: Path) -> sqlite3.Connection:
         db.close()
         raise
     return db
+
+
+def _check_header(path: Path) -> None:
+    """Refuse, before SQLite touches it, a file that is not SQLite or has lost its tail.
+
+    SQLite writes whole pages, so a file whose size is not a whole number of pages was cut
+    short; SQLite itself would open it and read the missing bytes as zeros.
+    """
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as file:
+            header = file.read(100)
+    except OSError as exc:
+        raise JournalError(f"{path}: cannot read the journal ({exc.strerror})") from None
+    if not header.startswith(SQLITE_MAGIC):
+        raise JournalError(f"{path}: not a dicetower journal (not an SQLite file); point "
+                           "--journal at another file")
+    page = int.from_bytes(header[16:18], "big") if len(header) >= 18 else 0
+    page = 65536 if page == 1 else page
+    if len(header) < 100 or page < 512 or size % page:
+        raise JournalError(f"{path}: the journal is truncated ({size} bytes, not whole pages); "
+                           "a truncated file is never replaced: move it away or point "
+                           "--journal elsewhere")
 
 
 def accepted_throws(path: str | Path, since: float | None = None) -> list[dict[str, Any]]:

@@ -8,7 +8,7 @@ and its values, shown on the scoreboard in the page's language), or nothing to d
 A first throw has an empty keep zone; a later one keeps only dice of the current hand (a kept
 die turned between throws is tampering); the number of dice must make the hand the engine
 expects (one die or three at the opening, three after). Any unsure die, cocked or unreadable,
-refuses the whole throw: no token ever moves on a guess.
+refuses the whole throw: no token ever moves on a guess. An empty tray is nothing to do.
 
 4D is followed by `firmware_host.controller.square`.
 """
@@ -65,6 +65,8 @@ def judge_421(dice: Sequence[Die], view: JSONDict, profile: Profile | None) -> C
     """The 421 input these dice make for the player to move, or why they make none."""
     if view.get("phase") == "over" or view.get("to_move") is None:
         return Call.refuse("game_over")
+    if not dice:
+        return Call()  # an empty tray: the dice were picked up, nobody has thrown yet
     unsure = unsure_refusal(dice)
     if unsure is not None:
         return unsure

@@ -30,6 +30,7 @@ MOTION_LEVEL = 14  # grey levels a small pixel must change by to count as moving
 MOTION_SHARE = 0.002  # share of small pixels that must change to call the tray moving
 FOREIGN_LEVEL = 28  # grey levels off the empty tray that make a small pixel "something there"
 FOREIGN_DICE = 1.5  # area, in dice, of something there besides the dice, that stops a reading
+TIME_SLACK = 1e-6  # seconds: frame times are sums of floats; 6/15 s must count as 0.4 s
 MAX_READS = 6  # readings of one still tray before giving up on agreement
 GIVE_UP_OBSTRUCTED = 6.0  # seconds of frame time something foreign may lie still in the tray
 
@@ -123,7 +124,9 @@ class SettleWatcher:
         if empty_tray is not None:
             self.set_empty_tray(empty_tray)
         self._still: _Still | None = None
-        self._previous: np.ndarray | None = None
+        self._moving = False  # the last frame moved: "moving" was said, not again until still
+        self._last_at: float | None = None
+        self._interval = 0.0  # typical time between frames, learnt from the frames themselves
         self.reads = 0  # readings made, for benchmarks
 
     def set_empty_tray(self, image: np.ndarray | None) -> None:
@@ -139,10 +142,18 @@ class SettleWatcher:
         small = small_grey(frame)
         still = self._still
         if still is None or moved(still.reference, small):
-            was_still = still is not None
+            began = still is not None and not self._moving
+            self._moving = still is not None
             self._still = _Still(since=frame.at, reference=small)
-            return Outcome("moving") if was_still else None
-        if still.done or frame.at - still.since < self.hold or frame.at < still.next_read:
+            return Outcome("moving") if began else None
+        self._moving = False
+        interval = self._frame_interval(frame.at)
+        still_for = frame.at - still.since + TIME_SLACK
+        # The readings that must agree are taken on the last frames of the hold, the last one
+        # on the first frame past it: waiting for the whole hold before the first reading
+        # would add a frame interval per extra reading to every throw.
+        first_read = self.hold - (self.agree - 1) * interval
+        if still.done or still_for < first_read or frame.at < still.next_read:
             return None
         dice = tuple(self.read(frame.image))
         self.reads += 1
@@ -161,7 +172,8 @@ class SettleWatcher:
                 return None
         still.readings.append(dice)
         recent = still.readings[-self.agree:]
-        if len(recent) == self.agree and all(same_reading(recent[0], r) for r in recent[1:]):
+        if (len(recent) == self.agree and still_for >= self.hold
+                and all(same_reading(recent[0], r) for r in recent[1:])):
             still.done = True
             return Outcome("reading", dice=dice, frame=frame, still_since=still.since,
                            readings=len(still.readings))
@@ -170,6 +182,14 @@ class SettleWatcher:
             return Outcome("unsteady", frame=frame, still_since=still.since,
                            readings=len(still.readings))
         return None
+
+    def _frame_interval(self, at: float) -> float:
+        """The typical frame interval so far (0 until two frames were seen)."""
+        if self._last_at is not None and at > self._last_at:
+            step = at - self._last_at
+            self._interval = step if self._interval == 0 else 0.8 * self._interval + 0.2 * step
+        self._last_at = at
+        return min(self._interval, self.hold)
 
     def _foreign(self, small: np.ndarray, shape: tuple[int, ...],
                  dice: Sequence[Die]) -> str | None:

@@ -19,6 +19,8 @@ from above: the engine's ``"cw"``), or a quarter the other way, and:
 The first throw numbers the positions clockwise on the picture from the die nearest the
 bottom-left (the fifth die is the one farthest from the others). Before the first move, dice
 rearranged into a square with the same faces re-number them (a correction of the throw).
+After a restart the positions are found again from the engine's faces, the square turned any
+number of quarters since. An empty tray is nothing to do; a finished game refuses.
 
 Pure: readings and the engine's view in, `Call`s out.
 """
@@ -44,8 +46,10 @@ def clockwise_order(points: Sequence[Point]) -> list[int]:
     """Indices of ``points`` clockwise on the picture (y down), from the bottom-left one."""
     cx = sum(p[0] for p in points) / len(points)
     cy = sum(p[1] for p in points) / len(points)
-    # atan2 with y pointing down grows clockwise on screen; bottom-left sits at 135 degrees.
-    angles = [(math.degrees(math.atan2(p[1] - cy, p[0] - cx)) - 135.0) % 360.0 for p in points]
+    # atan2 with y pointing down grows clockwise on screen. Counted from straight down (90
+    # degrees), the bottom-left die (about 135) comes first with 45 degrees to spare either
+    # way: counted from 135 itself, a die read a pixel off would come first or last by chance.
+    angles = [(math.degrees(math.atan2(p[1] - cy, p[0] - cx)) - 90.0) % 360.0 for p in points]
     return sorted(range(len(points)), key=lambda i: angles[i])
 
 
@@ -70,6 +74,10 @@ class SquareTracker:
 
     def judge(self, dice: Sequence[Die], view: JSONDict) -> Call:
         """The input (throw, turn, correction or rotation) these dice make, or a refusal."""
+        if view.get("phase") == "over" or view.get("to_move") is None:
+            return Call.refuse("game_over")
+        if not dice:
+            return Call()  # an empty tray: nothing thrown yet, or the dice put away
         unsure = unsure_refusal(dice)
         if unsure is not None:
             return unsure
@@ -83,12 +91,15 @@ class SquareTracker:
             return Call(event={"type": "throw", "faces": self._number(points, values)})
         faces = _faces_of(view)
         if self.places is None or len(self.places) != len(points):
-            # Resumed after a restart: the picture's order, if it shows the engine's faces.
+            # Resumed after a restart: the picture's order, turned as the square may have been
+            # since the throw, if it shows the engine's faces.
             order = self._order(points)
-            if [values[i] for i in order] != faces:
-                return Call.refuse("square_lost")
-            self.places = [points[i] for i in order]
-            return Call()
+            for quarter in range(4):
+                turned = [order[(p + quarter) % 4] for p in range(4)] + order[4:]
+                if [values[i] for i in turned] == faces:
+                    self.places = [points[i] for i in turned]
+                    return Call()
+            return Call.refuse("square_lost")
         at_spot, cost = self._at_spots(points)
         if cost / len(points) > LOST * _square_side(self.places):
             if Counter(values) == Counter(faces) and view.get("moves", 1) == 0:

@@ -36,6 +36,8 @@ class TokenTray:
             for line in self.path.read_text(encoding="utf-8").splitlines():
                 if line.strip().isdigit():
                     self.counts[int(line)] += 1
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)  # beside a journal not made yet
         self._file = None if self.path is None else open(self.path, "a", encoding="utf-8")  # noqa: SIM115
 
     def drop(self) -> None:
@@ -178,6 +180,12 @@ class VirtualTable:
         truth = self.tray.place(dice, frames=3)
         self.last = Throw("turn", truth, True, 0, faces=new)
         return f"{name} turns {move} to {'-'.join(map(str, new[:4]))}, square {rotate}"
+
+    def lay_square(self, view: dict[str, Any]) -> TrayTruth:
+        """Put the 4D square's dice as the engine has them (after a restart)."""
+        truth = self.tray.place(self._arranged(view), frames=2)
+        self.last = None
+        return truth
 
     def _arranged(self, view: dict[str, Any], faces: list[int] | None = None,
                   quarter: int = 0) -> list[PlacedDie]:

@@ -1,7 +1,8 @@
 """The scoreboard: a Flask application showing the game live on every phone in the bar.
 
-`create_app(config=None, store=None)` builds it around a `GameStore`; `serve_app` runs it with
-waitress. Imported lazily so that the command line stays quick to start.
+`create_app(config=None, store=None, *, tower=None)` builds it around a `GameStore` (and the
+running tower, if any); `serve_app` runs it with waitress. Imported lazily so that the
+command line stays quick to start.
 """
 
 from __future__ import annotations

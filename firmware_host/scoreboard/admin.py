@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request
 
 from firmware_host.rules import PRESETS
 from firmware_host.scoreboard.api import get_store
@@ -20,12 +20,15 @@ from firmware_host.scoreboard.auth import (
     log_out,
 )
 from firmware_host.scoreboard.errors import ApiError
+from firmware_host.scoreboard.store import StoreError
 
 admin = Blueprint("admin", __name__, url_prefix="/api/admin")
 
 MAX_PLAYERS = 12
 MAX_NAME_LENGTH = 24
 MAX_DICE = 6  # more than any game uses; the engine refuses what its game does not allow
+# SQLite's largest integer: a bigger id cannot name a dispense, so it is simply not found.
+MAX_ROW_ID = 2**63 - 1
 ROTATIONS = ("cw", "ccw")  # 4D: which way the mover turns the square after a move
 
 
@@ -186,3 +189,26 @@ def pause() -> Response:
 @admin_required
 def end() -> Response:
     return _ok(game=get_store().end_game())
+
+
+@admin.post("/dispenses/<int:dispense_id>/confirm")
+@admin_required
+def confirm_dispense(dispense_id: int) -> Response:
+    """The game master counted the tokens that fell for a dispense cut off mid-way."""
+    tower = current_app.extensions.get("dicetower.tower")
+    if tower is None:
+        raise ApiError(409, "no_tower", "no tower is running: there is no dispense to confirm")
+    delivered = _body().get("delivered")
+    if not isinstance(delivered, int) or isinstance(delivered, bool) or delivered < 0:
+        raise _bad("delivered", "required (a whole number of tokens, 0 or more)")
+    if dispense_id > MAX_ROW_ID:
+        raise ApiError(404, "no_dispense", f"no dispense {dispense_id}")
+    try:
+        row = tower.confirm_dispense(dispense_id, delivered)
+    except KeyError:
+        raise ApiError(404, "no_dispense", f"no dispense {dispense_id}") from None
+    except StoreError as exc:
+        # A count out of range, or a dispense that is not waiting for one: nothing changed.
+        raise ApiError(400, "dispense", str(exc)) from None
+    to_json = getattr(row, "to_json", None)
+    return _ok(dispense=to_json() if callable(to_json) else row)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from flask import Flask, Response
 
@@ -39,12 +39,28 @@ CONTENT_SECURITY_POLICY = (
 )
 
 
+class TowerHook(Protocol):
+    """What the game master's page may ask of a running tower (the controller is one)."""
+
+    def confirm_dispense(self, dispense_id: int, delivered: int) -> Any:
+        """Record that `delivered` tokens fell for a dispense cut off mid-way.
+
+        Raises `StoreError` for a count out of range or a dispense not waiting for one,
+        and `KeyError` for an unknown dispense.
+        """
+
+
 def create_app(
-    config: Mapping[str, Any] | None = None, store: GameStore | None = None
+    config: Mapping[str, Any] | None = None,
+    store: GameStore | None = None,
+    *,
+    tower: TowerHook | None = None,
 ) -> Flask:
     """Build the scoreboard application around `store` (a new, empty one by default).
 
     `config` overrides `DEFAULTS` and Flask's own settings (``SECRET_KEY``, ``TESTING``...).
+    `tower` is the running tower, if any: without one (``dicetower serve`` alone) the
+    game master's tower actions answer 409.
     """
     app = Flask(__name__)
     app.config.from_mapping(DEFAULTS)
@@ -58,6 +74,7 @@ def create_app(
     app.config["SCOREBOARD_PIN"] = str(app.config["SCOREBOARD_PIN"])
 
     app.extensions["dicetower.store"] = store if store is not None else GameStore()
+    app.extensions["dicetower.tower"] = tower
     app.extensions["dicetower.limiter"] = FailureLimiter(
         int(app.config["LOGIN_MAX_FAILURES"]), float(app.config["LOGIN_WINDOW"])
     )

@@ -50,6 +50,11 @@
     return `<span class="chip ${cls || ""}">${text}</span>`;
   }
 
+  // The tower's own part of the page (tower.js): notice, status, tokens on the move.
+  const tower = window.DicetowerTower.create({
+    $, T, esc, chip, name, post, lang: config.lang, adminPage: !!config.admin_page,
+  });
+
   // ------------------------------------------------------------------ rendering the state
 
   function render() {
@@ -66,6 +71,7 @@
     renderRound(game);
     renderCamera();
     renderStats();
+    tower.render(state);
     if ($("history-card").open) loadHistory();
     if (config.admin_page) renderAdmin(game);
   }
@@ -196,7 +202,8 @@
   function summary(last) {
     const parts = [];
     if (last.loser !== null && last.loser !== undefined) {
-      const tokens = last.tokens ? ` (${esc(last.tokens)} ${esc(T.tokens_moved)})` : "";
+      const word = last.tokens === 1 ? T.token : T.tokens_moved;
+      const tokens = last.tokens ? ` (${esc(last.tokens)} ${esc(word)})` : "";
       parts.push(`${esc(name(last.loser))} ${esc(T.loses_with)} <b>${esc(last.loser_hand)}</b>${tokens}`);
     }
     if (last.winner !== null && last.winner !== undefined) {
@@ -212,6 +219,11 @@
   function renderCamera() {
     const reading = state.reading;
     $("no-camera").hidden = !!reading;
+    if (!reading) {
+      const camera = state.tower && state.tower.camera;
+      $("no-camera").textContent = !camera ? T.no_camera
+        : camera === "down" ? T.camera_down : T.camera_waiting;
+    }
     const img = $("frame");
     if (reading && reading.has_image) {
       const src = `/api/frame.jpg?v=${reading.version}`;
@@ -515,6 +527,7 @@
 
   function setupAdmin() {
     showLogin(!config.admin);
+    tower.setupAdmin();
     $("login-form").addEventListener("submit", (e) => {
       e.preventDefault();
       post("login", { pin: $("pin").value }).then((data) => {

@@ -1,0 +1,97 @@
+"""The `dicetower run` subcommand: the real tower, as described by its configuration file.
+
+    dicetower run --config ~/dicetower/tower.toml
+
+Reads frames from the configured camera, plays the configured game on the pins of the pin
+map, serves the scoreboard and journals everything; on start it resumes the journal's
+unfinished game. SIGTERM (systemd) and Ctrl-C stop it between two frames.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "run",
+        help="run the tower: camera, rules, lights, dispensers, scoreboard, journal",
+        description="Run the tower described by a configuration file (a commented example "
+        "ships as firmware_host/controller/tower.example.toml; `--example` prints it).",
+    )
+    parser.add_argument("--config", type=Path, help="the tower's configuration (tower.toml)")
+    parser.add_argument("--example", action="store_true",
+                        help="print the commented example configuration and exit")
+    parser.add_argument("--new", action="store_true",
+                        help="start a new game even if the journal holds an unfinished one")
+    parser.set_defaults(func=_run)
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"dicetower run: {message}", file=sys.stderr)
+    return code
+
+
+def _run(args: argparse.Namespace) -> int:
+    from firmware_host.controller.config import EXAMPLE_CONFIG, ConfigError, load_config
+
+    if args.example:
+        print(EXAMPLE_CONFIG.read_text(encoding="utf-8"), end="")
+        return 0
+    if args.config is None:
+        return _fail("--config TOWER.toml is needed (`dicetower run --example` prints one "
+                     "to start from)")
+    try:
+        config = load_config(args.config)
+    except ConfigError as err:
+        return _fail(str(err))
+    _quiet_logs()
+    return run_tower(config, new_game=args.new)
+
+
+def _quiet_logs() -> None:
+    """One line per event the owner can act on: the tower's own warnings, not OpenCV's
+    repeated attempts to open a missing device."""
+    import logging
+
+    import cv2
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+
+
+def run_tower(config: object, *, new_game: bool = False) -> int:
+    """Run the configured tower until SIGTERM or Ctrl-C; the process exit status."""
+    from firmware_host.controller.assembly import StartError, open_tower_parts
+    from firmware_host.scoreboard.network import qr_terminal, scoreboard_urls
+
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set())
+                for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        try:
+            parts = open_tower_parts(config, new_game=new_game)  # type: ignore[arg-type]
+        except StartError as err:
+            return _fail(str(err), 1)
+        try:
+            urls = scoreboard_urls(parts.config.host, parts.server_port)
+            state = "resumed the unfinished game" if parts.resumed else "started a new game"
+            print(f"dicetower run: {state} of {parts.config.journal}")
+            for url in urls:
+                print(f"  scoreboard:  {url}")
+            print(f"  game master: {urls[0]}admin  (PIN {parts.app.config['SCOREBOARD_PIN']})")
+            if sys.stdout.isatty():
+                qr_terminal(urls[0])
+            print("Ctrl-C or SIGTERM stops; the next start resumes.", flush=True)
+            parts.run(stop)
+        finally:
+            parts.close()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    print("dicetower run: stopped")
+    return 0

@@ -1,0 +1,169 @@
+"""Building the real tower from its configuration: camera, pins, profile, journal, scoreboard.
+
+`open_tower_parts(config)` turns a checked `TowerConfig` into the running parts, releasing
+whatever it had opened when a later part fails; `TowerParts.run(stop)` plays until ``stop`` is
+set and closes everything in order. Every failure a bar owner can fix (no camera, pins taken,
+a damaged journal, a port in use) is a `StartError` with one line naming the thing and the fix.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from firmware_host.controller.config import TowerConfig
+
+MEGABYTE = 1024 * 1024
+
+
+class StartError(RuntimeError):
+    """The tower cannot start; the message says which part and what to do."""
+
+
+@dataclass
+class TowerParts:
+    """The assembled tower; `close` releases every part, in the reverse order of opening."""
+
+    config: TowerConfig
+    camera: Any
+    tower: Any
+    journal: Any
+    store: Any
+    controller: Any
+    app: Any
+    server: Any
+    resumed: bool = False
+    _closers: list[Callable[[], None]] = field(default_factory=list)
+
+    @property
+    def server_port(self) -> int:
+        """The port really served (the configured one, or the free one picked for 0)."""
+        return int(self.server.url.rstrip("/").rsplit(":", 1)[1])
+
+    def run(self, stop: threading.Event) -> None:
+        """Play until ``stop`` is set (SIGTERM, Ctrl-C)."""
+        self.controller.run(stop)
+
+    def close(self) -> None:
+        _close_all(self._closers)
+
+
+def open_tower_parts(config: TowerConfig, *, new_game: bool = False,
+                     heartbeat: Callable[[], None] | None = None) -> TowerParts:
+    """Open every part of the tower described by ``config`` and resume or start its game."""
+    closers: list[Callable[[], None]] = []
+    try:
+        return _open(config, closers, new_game, heartbeat)
+    except BaseException:
+        _close_all(closers)
+        raise
+
+
+def _close_all(closers: list[Callable[[], None]]) -> None:
+    """Call every closer, last opened first; one failing must not keep the rest open."""
+    while closers:
+        with contextlib.suppress(Exception):
+            closers.pop()()
+
+
+def _open(config: TowerConfig, closers: list[Callable[[], None]], new_game: bool,
+          heartbeat: Callable[[], None] | None) -> TowerParts:
+    from firmware_host.camera import CameraError
+    from firmware_host.controller.controller import Controller
+    from firmware_host.controller.journal import Journal, JournalError
+    from firmware_host.scoreboard.app import create_app
+    from firmware_host.scoreboard.network import scoreboard_urls
+    from firmware_host.scoreboard.server import BackgroundServer
+    from firmware_host.scoreboard.store import GameStore
+
+    profile = _profile(config)
+    camera = _camera(config)
+    tower = _tower(config)
+    closers.append(tower.close)
+    try:
+        journal = Journal(config.journal, max_image_bytes=int(config.max_images_mb * MEGABYTE))
+    except JournalError as err:
+        raise StartError(str(err)) from None
+    closers.append(journal.close)
+    store = GameStore()
+    controller = Controller(camera, tower, store, journal, profile=profile, hold=config.hold,
+                            agree=config.agree, heartbeat=heartbeat)
+    closers.append(controller.close)
+    urls = scoreboard_urls(config.host, config.port)
+    app = create_app({"SCOREBOARD_PIN": config.pin, "SCOREBOARD_LANG": config.lang,
+                      "SCOREBOARD_PUBLIC_URL": urls[0]}, store=store, tower=controller)
+    try:
+        server = BackgroundServer(app, config.host, config.port)
+    except OSError as err:
+        raise StartError(f"cannot serve the scoreboard on {config.host}:{config.port} "
+                         f"({err.strerror}); is another tower running? set [scoreboard] port "
+                         "in the configuration") from None
+    server.start()
+    closers.append(server.stop)
+    # A camera that cannot open yet is not fatal: the controller shows the error and keeps
+    # trying, and the game master can enter throws meanwhile.
+    with contextlib.suppress(CameraError):
+        camera.open()
+    controller.bind_buttons()
+    resumed = controller.resume_or_start(config.preset, config.players, config.knobs or None,
+                                         new=new_game)
+    return TowerParts(config, camera, tower, journal, store, controller, app, server, resumed,
+                      list(closers))
+
+
+def _profile(config: TowerConfig) -> Any:
+    if config.profile is None:
+        return None
+    from vision import Profile
+
+    try:
+        return Profile.load(config.profile)
+    except ValueError as err:
+        raise StartError(f"{err}; run `dicetower calibrate` or fix [tower] profile in "
+                         f"{config.source}") from None
+
+
+def _camera(config: TowerConfig) -> Any:
+    from firmware_host.camera import camera_from_spec
+
+    options: dict[str, Any] = {}
+    if config.camera == "simulated":
+        options = {"fps": config.fps, "realtime": True}
+    elif config.camera.startswith("folder:"):
+        options = {"fps": config.fps}
+    try:
+        return camera_from_spec(config.camera, **options)
+    except ValueError as err:
+        raise StartError(str(err)) from None
+    except ImportError as err:
+        raise StartError(f"camera {config.camera!r} needs {err.name} (on a Raspberry Pi: "
+                         "sudo apt install python3-picamera2)") from None
+
+
+def _tower(config: TowerConfig) -> Any:
+    from hardware import (
+        EXAMPLE_PINMAP,
+        NotOnAPi,
+        PinMapError,
+        SimulatedTower,
+        load_pinmap,
+        open_tower,
+        simulated_pinmap,
+    )
+
+    if config.pinmap is None:
+        return SimulatedTower(simulated_pinmap(load_pinmap(EXAMPLE_PINMAP)))
+    try:
+        return open_tower(config.pinmap)
+    except PinMapError as err:
+        raise StartError(str(err)) from None
+    except NotOnAPi as err:
+        raise StartError(f"{err}; set [tower] pinmap = \"simulated\" in {config.source} to try "
+                         "the tower with mock pins") from None
+    except OSError as err:
+        raise StartError(f"{config.pinmap}: {err.strerror}") from None
+    except Exception as err:  # gpiozero's own errors: a pin in use, no access
+        raise StartError(f"the pins of {config.pinmap} cannot be used: {err}") from None

@@ -1,0 +1,465 @@
+"""Whole games on the simulated tower, and the faults a bar throws at it.
+
+Each game runs the real parts end to end: a simulated tray drawn by the renderer and read back
+by the vision pipeline, the controller, the rules engine, the SQLite journal, gpiozero mock pins
+whose hopper drops tokens onto a token tray, and the scoreboard served over HTTP. What the
+scoreboard shows at the end is compared with a fresh rules engine replaying the journal's
+inputs, and every token on the table with the ledger and the engine's effects.
+
+The fault scenarios drive the tower frame by frame: a camera unplugged and back, a hopper that
+jams (resumed from the scoreboard's admin API and from the stop button), and throws the tower
+must refuse without moving a token: a cocked die, a die bounced out, a die missing, dice in the
+keep zone on a first throw, a kept die turned between throws, a hand in the tray.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import replace
+from http.cookiejar import CookieJar
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tower_checks import audit_tokens, replay_journal, tray_counts
+
+from firmware_host.camera import Frame
+from firmware_host.controller.demo import Demo, DemoOptions
+from firmware_host.controller.table import Habits
+
+PIN = "246810"
+
+
+class Scoreboard:
+    """An HTTP client of the served scoreboard, with a session (cookies) and its CSRF token."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+        self.csrf = ""
+
+    def get(self, path: str) -> dict[str, Any]:
+        with self.opener.open(self.url + path, timeout=10) as response:
+            return json.loads(response.read())
+
+    def post(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        request = urllib.request.Request(
+            self.url + path, data=json.dumps(body).encode(), method="POST",
+            headers={"Content-Type": "application/json", "X-CSRF-Token": self.csrf})
+        try:
+            with self.opener.open(request, timeout=10) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as err:
+            return err.code, json.loads(err.read() or b"{}")
+
+    def login(self, pin: str = PIN) -> None:
+        self.csrf = self.get("api/session")["csrf"]
+        status, body = self.post("api/admin/login", {"pin": pin})
+        assert status == 200, body
+        self.csrf = body["csrf"]
+
+    def tower(self) -> dict[str, Any]:
+        return self.get("api/state")["tower"] or {}
+
+
+class Tower(Demo):
+    """The demo tower with a test's hooks: play until a condition holds, keep the game
+    master's hands off a pause, and note every accepted throw with what the tray held."""
+
+    def __init__(self, tmp_path: Path, preset: str, players: list[str], knobs: dict[str, Any],
+                 *, seed: int, habits: Habits | None = None, serve: bool = True) -> None:
+        options = DemoOptions(preset=preset, players=players, knobs=knobs, seed=seed, fast=True,
+                              games=1, journal=tmp_path / "journal.sqlite3", host="127.0.0.1",
+                              port=0, serve=serve, pin=PIN, habits=habits or Habits(),
+                              max_throws=600)
+        self.log: list[str] = []
+        super().__init__(options, say=self.log.append)
+        self.hands_off = False
+        self.until: Callable[[], bool] | None = None
+        self._stop = threading.Event()
+        self.accepted: list[tuple[Any, dict[str, Any], list[int] | None]] = []
+        check = self.controller.on_accept
+
+        def noted(frame: Frame, event: dict[str, Any]) -> None:
+            last = self.table.last
+            self.accepted.append((frame.truth, dict(event), list(last.faces) if last else None))
+            if check is not None:
+                check(frame, event)
+
+        self.controller.on_accept = noted
+        self.board: Scoreboard | None = None
+
+    def start(self) -> bool:
+        resumed = super().start()
+        if self.server is not None:
+            self.board = Scoreboard(self.server.url)
+        return resumed
+
+    # -- playing ---------------------------------------------------------------------------
+
+    def play(self, until: Callable[[], bool] | None = None) -> None:
+        """The table plays (and the game master helps, unless hands off) until ``until``
+        holds or the game is over."""
+        self.until = until
+        self._stop.clear()
+        self.run(self._stop)
+        self.until = None
+
+    def _after_step(self) -> None:
+        super()._after_step()
+        if self.until is not None and self.until():
+            self._stop.set()
+
+    def _act(self, view: dict[str, Any], retry: bool) -> None:
+        # The table waits once the condition holds: the test takes over from there.
+        if self.until is not None and self.until():
+            self._stop.set()
+            return
+        super()._act(view, retry)
+
+    def _game_master(self, snapshot: dict[str, Any]) -> None:
+        if not self.hands_off:
+            super()._game_master(snapshot)
+
+    def verdict(self, frames: int = 300) -> tuple[str, str]:
+        """Frame by frame until the tower accepts or refuses what lies in the tray."""
+        self.controller.last_result = ("nothing", "")
+        for _ in range(frames):
+            self.controller.step()
+            if self.controller.last_result[0] != "nothing":
+                break
+        self.controller.dispenser.idle(timeout=10)
+        return self.controller.last_result
+
+    def frames(self, n: int) -> None:
+        for _ in range(n):
+            self.controller.step()
+
+    # -- what can be checked --------------------------------------------------------------
+
+    def view(self) -> dict[str, Any]:
+        return self.store.snapshot()["game"]
+
+    def moved(self) -> tuple[Any, ...]:
+        """Everything a refused throw must leave as it was: inputs, ledger, tokens."""
+        self.controller.dispenser.idle(timeout=10)
+        return (self.store.snapshot()["history_length"], tuple(self.journal.dispenses()),
+                dict(self.tokens.counts), self.dropped())
+
+    def dropped(self) -> int:
+        return sum(h.dropped for h in set(self.tower.hoppers.values()))
+
+    def hoppers(self) -> set[Any]:
+        return set(self.tower.hoppers.values())
+
+    def misreads(self) -> list[str]:
+        """Accepted throws whose faces differ from what lay in the tray, or that repeat the
+        previous accepted tray (nothing was thrown)."""
+        bad = []
+        previous = None
+        for truth, event, intended in self.accepted:
+            if truth is None or truth.moving or truth.hand:
+                bad.append(f"{event} accepted from a tray in motion or with a hand")
+                continue
+            if previous is not None and truth.dice == previous.dice:
+                bad.append(f"{event} accepted again from the same tray")
+            previous = truth
+            if event.get("type") == "throw":
+                zone = "roll"
+                if sorted(event["faces"]) != truth.faces(zone):
+                    bad.append(f"{event}: the tray held {truth.faces(zone)}")
+                if len(event.get("keep", [])) != len(truth.faces("keep")):
+                    bad.append(f"{event}: kept {truth.faces('keep')}")
+            elif event.get("type") == "turn" and event["faces"] != intended:
+                bad.append(f"{event}: the table turned the dice to {intended}")
+        return bad
+
+    def finish(self) -> dict[str, Any]:
+        """Play to the end; check the game against the journal's replay and every token;
+        return the final state as read over HTTP."""
+        self.hands_off = False
+        self.play()
+        self.controller.dispenser.idle(timeout=30)
+        assert self.board is not None
+        state = self.board.get("api/state")
+        assert state["ended"], self.log[-20:]
+        assert self.summary.misread == 0 and self.misreads() == [], self.misreads()
+        replayed = replay_journal(self.options.journal)
+        engine = replayed.game
+        assert engine is not None and engine.is_over
+        assert state["game"] == engine.view()
+        owed = sum(e["count"] for entry in engine.history for e in entry["effects"]
+                   if e["kind"] == "tokens_from_pot")
+        on_table = tray_counts(self.tokens.path)
+        assert self.dropped() == sum(on_table.values()) == owed
+        assert sum(r.delivered for r in self.journal.dispenses()) == owed
+        assert audit_tokens(self.options.journal, self.tokens.path, settled=True) == []
+        assert self.tokens_conserved()
+        assert not state["tower"]["dispenses"]
+        return state
+
+
+@pytest.fixture
+def towers(tmp_path: Path):
+    made: list[Tower] = []
+
+    def make(preset: str, players: list[str], knobs: dict[str, Any], **kw: Any) -> Tower:
+        tower = Tower(tmp_path / f"t{len(made)}", preset, players, knobs, **kw)
+        made.append(tower)
+        return tower
+
+    yield make
+    for tower in made:
+        tower.close()
+
+
+# ------------------------------------------------------------------------- whole games
+
+GAMES = [
+    ("regles-21", ["Ana", "Ben"], {"pot": 5}, 11),
+    ("tim-11", ["Ana", "Ben", "Cleo"], {"pot": 5, "manches_to_lose": 1}, 12),
+    ("classique-10", ["Ana", "Ben"], {"pot": 5}, 13),
+    ("kyt-11", ["Ana", "Ben"], {"pot": 5}, 14),
+    ("4d", ["Ana", "Ben"], {"target": 40}, 15),
+    ("4d", ["Ana", "Ben"], {"target": 40, "fifth_die": True}, 16),
+]
+
+
+@pytest.mark.parametrize(("preset", "players", "knobs", "seed"), GAMES,
+                         ids=[f"{g[0]}{'-fifth' if g[2].get('fifth_die') else ''}"
+                              for g in GAMES])
+def test_a_whole_game_through_the_tray(towers: Callable[..., Tower], preset: str,
+                                       players: list[str], knobs: dict[str, Any],
+                                       seed: int) -> None:
+    tower = towers(preset, players, knobs, seed=seed)
+    assert tower.start() is False
+    state = tower.finish()
+    assert tower.summary.games == 1
+    view = state["game"]
+    assert [p["name"] for p in view["players"]] == players
+    assert view["phase"] == "over"
+    # Real play happened: dice were read, and in 421 the pot was paid out at least once.
+    assert len(tower.accepted) >= 3
+    if preset != "4d":
+        assert tower.dropped() >= knobs["pot"]
+    else:
+        assert tower.dropped() == 0
+        assert max(p["score"] for p in view["players"]) >= knobs["target"]
+
+
+# ------------------------------------------------------------------------- the camera
+
+
+def test_camera_unplugged_and_back(towers: Callable[..., Tower]) -> None:
+    tower = towers("tim-11", ["Ana", "Ben"], {"pot": 5}, seed=21, habits=Habits.clean())
+    tower.start()
+    tower.play(until=lambda: len(tower.accepted) >= 4)
+    before = tower.moved()
+    assert tower.board is not None
+
+    tower.camera.fail("stalled")
+    tower.camera.unplugged = True
+    tower.frames(1)
+    shown = tower.board.tower()
+    assert shown["camera"] == "down"
+    assert shown["notice"]["code"] == "camera_error"
+    assert shown["status"] == "error" and tower.tower.status.status == "error"
+    # Still unplugged: the tower keeps trying (not before its retry delay) and keeps the error.
+    deadline = time.monotonic() + 1.2
+    while time.monotonic() < deadline:
+        tower.frames(1)
+    assert tower.controller.stats["camera_errors"] >= 2
+    assert tower.board.tower()["camera"] == "down"
+
+    tower.camera.unplugged = False
+    deadline = time.monotonic() + 10
+    while tower.board.tower()["camera"] != "ok" and time.monotonic() < deadline:
+        tower.frames(1)
+    shown = tower.board.tower()
+    assert shown["camera"] == "ok"
+    assert (shown["notice"] or {}).get("code") != "camera_error"
+    assert tower.tower.status.status != "error"
+    # The camera sees the same still tray again: that is no new throw.
+    tower.frames(40)
+    assert tower.moved() == before
+    tower.finish()
+
+
+# ------------------------------------------------------------------------- jams
+
+
+def test_jammed_hopper_pauses_and_resumes_from_the_scoreboard_and_the_button(
+        towers: Callable[..., Tower]) -> None:
+    tower = towers("tim-11", ["Ana", "Ben"], {"pot": 5}, seed=31, habits=Habits.clean())
+    tower.start()
+    (hopper,) = tower.hoppers()
+    hopper.tokens = 1
+    tower.hands_off = True
+    tower.play(until=lambda: tower.store.snapshot()["paused"])
+    assert tower.controller.dispenser.idle(timeout=10) and tower.controller.dispenser.held
+    assert tower.board is not None
+    shown = tower.board.tower()
+    assert shown["notice"]["code"] == "jam"
+    assert tower.tower.status.status == "error"
+    (row,) = [r for r in tower.journal.dispenses() if r.state != "done"]
+    assert row.state == "intended" and row.delivered < row.requested
+    assert shown["notice"]["values"]["missing"] == row.requested - row.delivered
+    assert tower.tokens.counts[row.id] == row.delivered == hopper.dropped - sum(
+        r.delivered for r in tower.journal.dispenses() if r.id != row.id)
+
+    # Paused: a throw now changes nothing.
+    before = tower.moved()
+    tower.tray.throw([6, 5, 4])
+    tower.frames(30)
+    assert tower.moved() == before
+
+    # Refilled, then resumed from the game master's page.
+    hopper.tokens = 40
+    tower.board.login()
+    status, body = tower.board.post("api/admin/pause", {"paused": False})
+    assert status == 200, body
+    assert tower.controller.dispenser.idle(timeout=10)
+    paid = tower.journal.dispense(row.id)
+    assert paid.state == "done" and paid.delivered == row.requested
+    assert tower.tokens.counts[row.id] == row.requested
+    assert tower.board.tower()["notice"] is None or (
+        tower.board.tower()["notice"]["code"] != "jam")
+    assert hopper.dropped == sum(tray_counts(tower.tokens.path).values())
+
+    # A token caught on the lip twice in a row: jammed with tokens left; the stop button
+    # resumes, and the caught token comes out at the next stroke.
+    jams = len([r for r in tower.journal.dispenses() if r.note])
+    hopper.empty_strokes = {hopper.strokes + 1, hopper.strokes + 2}
+    tower.play(until=lambda: tower.store.snapshot()["paused"])
+    assert tower.controller.dispenser.idle(timeout=10) and tower.controller.dispenser.held
+    assert tower.board.tower()["notice"]["code"] == "jam"
+    assert len([r for r in tower.journal.dispenses() if r.note]) == jams + 1
+    tower.tower.press("stop")
+    deadline = time.monotonic() + 10
+    while tower.store.snapshot()["paused"] and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not tower.store.snapshot()["paused"]
+    assert tower.controller.dispenser.idle(timeout=10) and not tower.controller.dispenser.held
+    assert all(r.state == "done" for r in tower.journal.dispenses())
+    assert audit_tokens(tower.options.journal, tower.tokens.path) == []
+    tower.finish()
+
+
+def test_jam_on_the_last_dispense_of_the_game_is_paid_after_a_refill(
+        towers: Callable[..., Tower]) -> None:
+    # tim-11 with a pot of 5 and one manche: Ana opens (lowest die), throws 421, Ben throws
+    # 653 and takes the whole pot, which ends the game on a dispense of 5 tokens.
+    tower = towers("tim-11", ["Ana", "Ben"], {"pot": 5, "manches_to_lose": 1}, seed=41,
+                   habits=Habits.clean())
+    tower.start()
+    (hopper,) = tower.hoppers()
+    hopper.tokens = 2
+    for faces in ([1], [6], [4, 2, 1], [6, 5, 3]):
+        tower.tray.throw(faces)
+        assert tower.verdict() == ("accepted", "")
+    assert tower.store.snapshot()["ended"]
+    assert tower.controller.dispenser.idle(timeout=10) and tower.controller.dispenser.held
+    (row,) = tower.journal.dispenses()
+    assert (row.seat, row.requested, row.delivered) == (1, 5, 2)
+    assert tower.board is not None and tower.board.tower()["notice"]["code"] == "jam"
+
+    hopper.tokens = 10
+    tower.tower.press("stop")
+    assert tower.controller.dispenser.idle(timeout=10)
+    row = tower.journal.dispense(row.id)
+    assert (row.state, row.delivered) == ("done", 5)
+    assert tower.tokens.counts[row.id] == 5 and hopper.dropped == 5
+    assert audit_tokens(tower.options.journal, tower.tokens.path, settled=True) == []
+
+
+# ------------------------------------------------------------------------- refused throws
+
+
+def _refused(tower: Tower, codes: set[str]) -> None:
+    """The throw now in the tray is refused with one of ``codes``; nothing moved."""
+    before = tower.moved()
+    result, code = tower.verdict()
+    assert result == "refused" and code in codes, (result, code, tower.log[-3:])
+    assert tower.board is not None
+    assert tower.board.tower()["notice"]["code"] == code
+    assert tower.tower.status.status == "reroll"
+    assert tower.moved() == before
+
+
+def test_refused_throws_move_nothing_and_the_game_goes_on(towers: Callable[..., Tower]) -> None:
+    tower = towers("classique-10", ["Ana", "Ben"], {"pot": 5}, seed=51, habits=Habits.clean())
+    tower.start()
+    assert tower.view()["phase"] == "opening"  # three dice each, nothing kept
+
+    tower.tray.throw([5, 3, 2], cocked=True)
+    _refused(tower, {"cocked", "unreadable"})
+    tower.tray.throw([5, 3, 2], outside=1)
+    _refused(tower, {"dice_count"})
+    tower.tray.throw([5, 3])  # one die rolled off the table
+    _refused(tower, {"dice_count"})
+    tower.tray.throw([5, 3], keep=[2])
+    _refused(tower, {"keep_on_first_throw"})
+    tower.tray.throw([5, 3, 2])
+    assert tower.verdict() == ("accepted", "")
+    assert tower.store.snapshot()["last_input"]["faces"] == [5, 3, 2]
+
+    # Later, a player keeps dice and throws the rest; before the next throw a kept die is
+    # turned to a face the hand does not hold.
+    def kept_and_may_throw_again() -> bool:
+        view = tower.view()
+        return bool(tower.accepted and tower.accepted[-1][1].get("keep")
+                    and view.get("dice_player") == view.get("to_move")
+                    and view["throw_number"] < view["throws_allowed"]
+                    and not tower.controller.dispenser.held)
+
+    tower.play(until=kept_and_may_throw_again)
+    assert kept_and_may_throw_again(), tower.log[-5:]
+    hand = tower.view()["dice"]
+    dice = list(tower.tray.dice)
+    k = next(i for i, d in enumerate(dice) if d.zone == "keep")
+    foreign = next(v for v in range(1, 7) if v not in hand)
+    tower.tray.place([replace(d, value=foreign) if i == k else d for i, d in enumerate(dice)])
+    _refused(tower, {"keep_tampered"})
+    assert tower.board is not None
+    assert tower.board.tower()["notice"]["values"]["foreign"] == [foreign]
+    # Put back as it was: the same tray as the accepted throw, so still no new input.
+    before = tower.moved()
+    tower.tray.place(dice)
+    tower.frames(30)
+    assert tower.moved() == before
+    tower.finish()
+
+
+def test_a_hand_in_the_tray_is_waited_for_then_the_throw_is_read(
+        towers: Callable[..., Tower]) -> None:
+    tower = towers("classique-10", ["Ana", "Ben"], {"pot": 5}, seed=61, habits=Habits.clean())
+    tower.start()
+    assert tower.board is not None
+    inputs = tower.store.snapshot()["history_length"]
+    tower.tray.throw([6, 4, 1], hand=True)
+    notices = []
+    for _ in range(150):
+        tower.frames(1)
+        if tower.store.snapshot()["history_length"] != inputs:
+            break
+        notices.append((tower.board.tower().get("notice") or {}).get("code"))
+    # While the hand was there nothing was taken; once it left, the throw was read.
+    assert "hand" in notices
+    assert tower.store.snapshot()["last_input"]["faces"] == [6, 4, 1]
+    assert tower.misreads() == []
+    tower.finish()
+
+
+def test_a_hand_that_stays_in_the_tray_is_refused(towers: Callable[..., Tower]) -> None:
+    tower = towers("classique-10", ["Ana", "Ben"], {"pot": 5}, seed=71, habits=Habits.clean())
+    # A slow camera: the simulated hand rests for 24 frames, longer than the tower waits.
+    tower.camera.fps = 3.0
+    tower.start()
+    tower.tray.throw([6, 4, 1], hand=True)
+    _refused(tower, {"obstructed"})
+    tower.finish()
