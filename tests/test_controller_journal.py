@@ -355,3 +355,20 @@ def test_every_recorded_action_survives_a_kill(tmp_path: Path) -> None:
         assert len(journal.dispenses()) == n // 5
         doubts = journal.mark_cut_off()
         assert [(d.delivered, d.state) for d in doubts] == [(1, "doubt")]
+
+def test_accepted_throws_follow_undo_and_late_corrections(tmp_path: Path) -> None:
+    with Journal(tmp_path / "journal.sqlite3") as journal:
+        journal.record(new_game(1.0))
+        journal.record(throw([3], 2.0))
+        journal.record(throw([5], 3.0))
+        journal.record({"action": "event", "at": 4.0, "event": {"type": "stop"}})
+        journal.record({"action": "event", "at": 5.0, "event": {"type": "undo"}})  # the stop
+        journal.record({"action": "event", "at": 6.0, "event": {"type": "undo"}})  # the 5
+        journal.record(throw([4], 7.0))
+        journal.record({"action": "correct", "at": 8.0, "faces": [2]})
+        assert [t["faces"] for t in journal.accepted_throws()] == [[3], [2]]
+        # A correction after ``since`` of a throw made before it replaces that throw only.
+        assert [t["faces"] for t in journal.accepted_throws(since=7.5)] == [[2]]
+        journal.record(new_game(9.0))
+        journal.record({"action": "event", "at": 10.0, "event": {"type": "undo"}})
+        assert [t["faces"] for t in journal.accepted_throws()] == [[3], [2]]

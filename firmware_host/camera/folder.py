@@ -3,7 +3,8 @@
 Each image is shown for ``hold`` frames at ``fps`` frames a second (frame time, so a replay
 runs as fast as it can unless ``realtime``): a folder of still trays then reads like a camera
 watching each tray long enough to settle. An image that cannot be decoded is a `CameraError`
-naming it, as garbage from a real camera would be.
+naming it, as garbage from a real camera would be; reopening goes on from the next image (a
+reconnect never rewinds the replay, so one bad file costs one error, not the rest).
 """
 
 from __future__ import annotations
@@ -46,8 +47,7 @@ class FolderCamera(CameraSource):
         if not self._files:
             raise CameraError(f"{self.name}: no images in it "
                               f"({', '.join(IMAGE_SUFFIXES)})")
-        self._shown = 0
-        self._start = time.monotonic()
+        self._start = time.monotonic() - self._shown / self.fps
         self._image = None
 
     def _read(self) -> tuple[np.ndarray, float, Any]:
@@ -62,6 +62,7 @@ class FolderCamera(CameraSource):
             try:
                 self._image = load_image(self._files[index])
             except ImageError as exc:
+                self._shown = (index + 1) * self.hold  # the next read shows the next image
                 raise CameraError(f"{self.name}: {exc}") from None
         at = self._shown / self.fps
         self._shown += 1

@@ -41,6 +41,7 @@ from vision import Die, Profile, annotate, read_dice
 log = logging.getLogger(__name__)
 
 JPEG_QUALITY = 80
+WAITING = ("nothing_thrown",)  # readings that only show the table is not done yet
 RECONNECT_DELAYS = (0.5, 1.0, 2.0, 5.0)  # seconds between camera retries, then 5 s each
 
 
@@ -246,13 +247,20 @@ class Controller:
         if snapshot.get("paused"):
             self._publish(outcome, None)
             return
-        if self._seen_already(outcome.dice):
+        if self._seen_already(outcome.dice, view):
             # The tower looked again (camera back, new game, a hand passing over) but nothing
             # was thrown: the dice lie as they were when their throw was taken.
             self._publish(outcome, None)
             self._set_status("ready")
             return
         call = self._judge(outcome.dice, view)
+        if call.refusal in WAITING:
+            # Kept dice alone in the tray: the player is about to throw the others, or to
+            # stop. A hint, not a request to throw again.
+            self._notice = messages.notice(call.refusal or "", call.values, "info")
+            self._publish(outcome, None)
+            self._set_status("ready")
+            return
         if call.refusal is not None:
             self._refuse(call, outcome)
             return
@@ -285,12 +293,17 @@ class Controller:
             self._notice = None
         self._set_status("ready")
 
-    def _seen_already(self, dice: tuple[Die, ...]) -> bool:
+    def _seen_already(self, dice: tuple[Die, ...], view: dict[str, Any]) -> bool:
         """Whether the tray shows the dice of the last throw taken, untouched since."""
         if self._judged is not None:
             # Looked at again with no motion seen (camera back, new game, end of a pause):
             # the same dice are the same throw; other dice were thrown while it looked away.
-            return not self._moved and same_reading(dice, self._judged)
+            # In 421 thrown dice land anywhere: the same dice at the same places after motion
+            # are the same throw too (a bumped tray, a kept die turned and put back), never
+            # the next player's. 4D dice keep four spots, so a move can end where one began.
+            if not same_reading(dice, self._judged):
+                return False
+            return not self._moved or view.get("game") != "4d"
         left, self._left_over = self._left_over, None
         if left is None:
             return False
@@ -456,7 +469,10 @@ class Controller:
         self._publish_tower()
 
     def _publish_tower(self) -> None:
-        pending = self.journal.dispenses(("intended", "started", "doubt"))
+        # A dispense whose last token has just fell is over: nothing else may publish again
+        # before the next input (the game's last dispense), so it must not linger as due.
+        pending = [row for row in self.journal.dispenses(("intended", "started", "doubt"))
+                   if row.remaining or row.state == "doubt"]
         self.store.set_tower({
             "status": self._status,
             "notice": self._notice,

@@ -39,8 +39,7 @@ class DemoOptions:
 
     preset: str = "tim-11"
     players: list[str] = field(default_factory=lambda: ["Ana", "Ben", "Cleo"])
-    knobs: dict[str, Any] | None = None  # house rules over the preset's (e.g. a smaller pot)
-    knobs: dict[str, Any] = field(default_factory=dict)
+    knobs: dict[str, Any] = field(default_factory=dict)  # house rules over the preset's
     new: bool = False  # start a new game even if the journal holds an unfinished one
     seed: int = 7
     fast: bool = False
@@ -112,6 +111,7 @@ class Demo:
         self.server: Any = None
         self._next_act = 0.0
         self._waiting = False  # a throw is in the tray, waiting for the tower's verdict
+        self._readings = 0  # the tower's readings when the throw was made
         self._expected: list[int] | None = None
 
     # ------------------------------------------------------------------ life cycle
@@ -182,7 +182,10 @@ class Demo:
         if self._waiting:
             result, code = self.controller.last_result
             if result == "nothing":
-                return
+                if self.controller.stats["readings"] == self._readings:
+                    return
+                # Read, and nothing to do: every die bounced out of the tray. Throw again.
+                result, code = "refused", "nothing_thrown"
             self.controller.last_result = ("nothing", "")
             self._waiting = False
             if result == "refused":
@@ -215,6 +218,7 @@ class Demo:
             self._next_act = time.monotonic() + self._think()
             return
         self._waiting = True
+        self._readings = self.controller.stats["readings"]
         self._next_act = time.monotonic() + self._think()
 
     def _think(self) -> float:

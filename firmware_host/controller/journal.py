@@ -230,23 +230,35 @@ class Journal:
         """Every throw the camera or the game master entered, with its time and faces
         (``{"at", "faces", "colours"}``; colours None: the dice are not told apart)."""
         with self._lock:
+            # Every row, not only those after ``since``: a later correction or undo must
+            # find the throw it replaces even when that throw is older.
             rows = self._db.execute(
-                "SELECT at, body FROM actions WHERE kind IN ('event', 'correct') "
-                "AND at >= ? ORDER BY id", (since or 0.0,)).fetchall()
-        throws = []
+                "SELECT at, body FROM actions WHERE kind IN ('event', 'correct', 'new_game') "
+                "ORDER BY id").fetchall()
+        throws: list[dict[str, Any] | None] = []
+        # The current game's history, one entry per input (None: not a throw), as undo and
+        # corrections see it.
+        game: list[dict[str, Any] | None] = []
         for at, body in rows:
             action = json.loads(body)
             event = action.get("event") or {}
-            if action.get("action") == "correct":
-                if throws:
-                    throws.pop()  # a correction replaces the throw it corrects
-                faces = action.get("faces")
+            kind = action.get("action")
+            if kind == "new_game":
+                throws.extend(game)
+                game = []
+            elif event.get("type") == "undo":
+                if game:
+                    game.pop()
+            elif kind == "correct":
+                if game:
+                    game[-1] = {"at": float(at), "faces": list(action.get("faces") or []),
+                                "colours": None}
             elif event.get("type") in ("throw", "turn") and event.get("faces"):
-                faces = event["faces"]
+                game.append({"at": float(at), "faces": list(event["faces"]), "colours": None})
             else:
-                continue
-            throws.append({"at": float(at), "faces": list(faces), "colours": None})
-        return throws
+                game.append(None)
+        throws.extend(game)
+        return [t for t in throws if t is not None and (since is None or t["at"] >= since)]
 
     # ------------------------------------------------------------------ life cycle
 
