@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 
 import cv2
 import numpy as np
@@ -139,6 +138,36 @@ def test_a_tiny_image_reads_without_crashing() -> None:
     assert vision.read_dice(np.full((3, 2, 3), 90, np.uint8)) == []
 
 
+@pytest.mark.parametrize("shape", [(1, 1), (1, 2), (2, 1), (3, 5000), (5000, 3), (1, 4000),
+                                   (4000, 1), (7, 7000), (5, 1030), (16, 16)])
+def test_every_image_size_reads(shape: tuple[int, int]) -> None:
+    # A short side under the long side / 1024 once made the patch reduction divide it to
+    # nothing (an OpenCV error, not a reading).
+    image = np.random.default_rng(sum(shape)).integers(0, 255, (*shape, 3), dtype=np.uint8)
+    assert all(d.value is None or 1 <= d.value <= 6 for d in vision.read_dice(image))
+
+
+def test_read_command_goes_on_past_an_image_the_pipeline_chokes_on(
+    tmp_path, tray_png, capsys, monkeypatch
+) -> None:
+    good, _ = tray_png
+    thin = tmp_path / "thin.png"
+    assert cv2.imwrite(str(thin), np.full((3, 5000, 3), 120, np.uint8))
+    real = vision.read_dice
+
+    def choking(image, profile=None):
+        if image.shape[0] == 3:
+            raise RuntimeError("something nobody foresaw")
+        return real(image, profile)
+
+    monkeypatch.setattr(vision, "read_dice", choking)
+    status = dicetower(["read", str(thin), str(good)])
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert err.count("\n") == 1 and "thin.png" in err and "something nobody foresaw" in err
+    assert str(good) in out and "Traceback" not in err
+
+
 def test_a_huge_image_is_read_in_input_pixels() -> None:
     # A 6000x8000 photo of the tray: rendered small, then enlarged ten times, like a
     # high-resolution camera of the same scene.
@@ -148,10 +177,7 @@ def test_a_huge_image_is_read_in_input_pixels() -> None:
     )
     shot = render_tray(TraySpec(800, 600, "grey", dice=dice), seed=3)
     huge = cv2.resize(shot.image, (8000, 6000), interpolation=cv2.INTER_LINEAR)
-    start = time.perf_counter()
     readings = vision.read_dice(huge)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 5.0
     assert len(readings) == 2
     for truth in shot.truth:
         # Pixel centres: input x = (x + 0.5) * 10 - 0.5 after enlarging ten times.

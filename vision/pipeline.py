@@ -470,11 +470,12 @@ def patch_source(bgr: np.ndarray, scale: float, side: float | None) -> Source:
     whole factor that leaves a die at least PATCH_SIDE wide and the copy at least the working
     size (OpenCV reduces by whole factors fast): a patch keeps the pips as sharp as the
     camera saw them."""
-    k = max(1, int(1.0 / scale))
+    h, w = bgr.shape[:2]
+    # Never past the short side: a long thin image must still reduce to at least one pixel.
+    k = max(1, min(int(1.0 / scale), h, w))
     if side is not None:
         k = max(1, min(k, int(side / PATCH_SIDE)))
     if k > 1:
-        h, w = bgr.shape[:2]
         bgr = cv2.resize(bgr[: h - h % k, : w - w % k], (w // k, h // k),
                          interpolation=cv2.INTER_AREA)
     return Source(bgr, 1.0 / (k * scale))

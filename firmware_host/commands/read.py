@@ -60,6 +60,10 @@ def run(args: argparse.Namespace) -> int:
                 dice = read_dice(image, profile)
             except ValueError as exc:  # a profile that does not fit this camera's images
                 raise ImageError(f"{path}: {exc}") from exc
+            except Exception as exc:
+                # One image the pipeline cannot handle must cost one line, not the batch.
+                raise ImageError(f"{path}: cannot be read ({type(exc).__name__}: {exc})"
+                                 ) from exc
             ms = (time.perf_counter() - start) * 1000.0
         except ImageError as exc:
             failed += 1
