@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from contextlib import ExitStack
@@ -25,8 +26,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="read a labelled photo set and score it (default: ../shared/datasets/dice-photos)",
     )
     parser.add_argument(
-        "dataset", nargs="?", default=str(DEFAULT_DATASET),
-        help="folder holding manifest.json and the images",
+        "dataset", nargs="?", default=None,
+        help="folder holding manifest.json and the images (default: $DICE_PHOTOS, else "
+        f"{DEFAULT_DATASET})",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
@@ -64,12 +66,13 @@ def table(result: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     import cv2
+    from tqdm import tqdm
 
     from vision import ImageError, load_image, read_dice
     from vision.scoring import die_sizes, half_of, load_manifest, score, score_image
 
     cv2.setNumThreads(1)
-    dataset = Path(args.dataset)
+    dataset = Path(args.dataset or os.environ.get("DICE_PHOTOS") or DEFAULT_DATASET)
     try:
         records = load_manifest(dataset)
     except (OSError, ValueError, KeyError) as exc:
@@ -88,12 +91,12 @@ def run(args: argparse.Namespace) -> int:
             stack.enter_context(open(args.predictions, "w", encoding="utf-8"))
             if args.predictions else None
         )
-        for k, rec in enumerate(records, 1):
-            print(f"\r{k}/{len(records)} {rec['image']}"[:79].ljust(79), end="", file=sys.stderr)
+        # A progress bar on a terminal only (disable=None): a log gets the summary alone.
+        for rec in tqdm(records, unit="image", disable=None, leave=False, file=sys.stderr):
             try:
                 image = load_image(dataset / rec["image"])
             except ImageError as exc:
-                print(f"\n{exc}", file=sys.stderr)
+                tqdm.write(str(exc), file=sys.stderr)
                 predictions.append({"image": rec["image"], "dice": [], "ms": None})
                 continue
             start = time.perf_counter()
@@ -107,7 +110,6 @@ def run(args: argparse.Namespace) -> int:
                 tally = score_image(rec, size_of[rec["image"]], pred["dice"], ms)
                 if tally.wrong or tally.missed or tally.extra:
                     errors.append((rec["image"], tally))
-    print("\r" + " " * 79 + "\r", end="", file=sys.stderr)
     result = score(records, predictions)
     if args.json:
         result["dataset"] = str(dataset)

@@ -70,6 +70,8 @@ def run_benchmark(throws: int = 200, preset: str = "tim-11", seed: int = 11,
                   fps: float = 15.0, progress: bool = False,
                   jpeg: int | None = None) -> dict[str, Any]:
     """Play ``throws`` throws; return the figures (delays in milliseconds)."""
+    from tqdm import tqdm
+
     from firmware_host.camera.simulated import SimulatedCamera
     from firmware_host.controller.demo import Demo, DemoOptions
 
@@ -102,18 +104,19 @@ def run_benchmark(throws: int = 200, preset: str = "tim-11", seed: int = 11,
             if client.error:
                 raise RuntimeError(f"SSE client: {client.error}")
             hold = demo.controller.watcher.hold
-            last_shown = -1
-            while demo.summary.throws + demo.summary.rethrows < throws:
+            # A progress bar on a terminal only (disable=None), never in a log or --json.
+            bar = tqdm(total=throws, unit="throw", disable=None if progress else True,
+                       leave=False, file=sys.stderr)
+            done = 0
+            while done < throws:
                 watch.accepted_version = None
                 outcome = demo.controller.step()
                 _note_settle(watch, demo, outcome)
                 demo._after_step()
-                done = demo.summary.throws + demo.summary.rethrows
-                if progress and done != last_shown and done % 10 == 0:
-                    last_shown = done
-                    print(f"\r{done}/{throws} throws", end="", file=sys.stderr, flush=True)
-            if progress:
-                print(file=sys.stderr)
+                now = demo.summary.throws + demo.summary.rethrows
+                bar.update(now - done)
+                done = now
+            bar.close()
             time.sleep(0.5)  # the last events on their way to the client
             delays = []
             for still_wall, version in watch.delays_from:
@@ -181,7 +184,7 @@ def _run(args: argparse.Namespace) -> int:
         print("dicetower bench tower: --jpeg must be from 1 to 100", file=sys.stderr)
         return 2
     result = run_benchmark(args.throws, args.preset, args.seed, args.fps,
-                           progress=sys.stderr.isatty() and not args.json, jpeg=args.jpeg)
+                           progress=not args.json, jpeg=args.jpeg)
     if args.json:
         print(json.dumps(result))
         return 0
