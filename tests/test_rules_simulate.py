@@ -72,3 +72,18 @@ def test_bad_arguments_exit_2_with_the_valid_values(
     code, _, err = run(capsys, *args)
     assert code == 2
     assert message in err
+
+
+@pytest.mark.parametrize("players, words", [
+    (",,", "at least one name"),
+    ("", "at least one name"),
+    ("Ana,,Ben", "empty name"),
+    ("Ana,ANA", "twice"),
+    ("Ana," + "B" * 30, "longer than"),
+])
+def test_simulate_refuses_player_lists_it_cannot_seat(players: str, words: str,
+                                                      capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    assert main(["simulate", "--players", players]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("dicetower simulate: ") and words in err

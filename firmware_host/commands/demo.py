@@ -19,7 +19,7 @@ import sys
 import threading
 from pathlib import Path
 
-from firmware_host.commands.game_options import add_game_options, checked_game
+from firmware_host.commands.game_options import add_game_options, checked_game, positive_int
 
 
 def default_demo_journal() -> Path:
@@ -41,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, default=7, help="random seed (default 7)")
     parser.add_argument("--fast", action="store_true",
                         help="play as fast as the machine can (no pause between throws)")
-    parser.add_argument("--games", type=_positive, default=None,
+    parser.add_argument("--games", type=positive_int, default=None,
                         help="stop after this many games (default: play until Ctrl-C)")
     parser.add_argument("--journal", type=Path, default=None,
                         help="the demo's journal (default: demo.sqlite3 in the user's data "
@@ -57,16 +57,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true",
                         help="print only one summary object at the end")
     parser.set_defaults(func=_run)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def _fail(message: str) -> int:

@@ -12,9 +12,7 @@ import sys
 import time
 from typing import Any
 
-from firmware_host.rules import PRESETS
-
-DEFAULT_PLAYERS = {"421": "Ana,Ben,Cleo", "4d": "Ana,Ben"}
+from firmware_host.commands.game_options import add_game_options, checked_game, positive_int
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -23,54 +21,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="play whole games with random dice and print the log or statistics",
         description="Play whole games of 421 or 4D with random dice and simple players.",
     )
-    parser.add_argument(
-        "--preset", default="tim-11", choices=list(PRESETS), help="rule set (default tim-11)"
-    )
-    parser.add_argument(
-        "--players",
-        help="comma-separated names in seat order (default Ana,Ben,Cleo; Ana,Ben for 4d)",
-    )
+    add_game_options(parser)
     parser.add_argument("--seed", type=int, default=7, help="random seed (default 7)")
-    parser.add_argument("--games", type=_positive, default=1, help="number of games (default 1)")
+    parser.add_argument("--games", type=positive_int, default=1, help="number of games (default 1)")
     parser.add_argument("--quiet", action="store_true", help="print statistics only, no game log")
-    parser.add_argument(
-        "--knob",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="house rule overriding the preset, e.g. --knob pot=21 (repeatable)",
-    )
     parser.set_defaults(func=_run)
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
 def _run(args: argparse.Namespace) -> int:
-    from firmware_host.rules import RuleError, new_game
-    from firmware_host.rules.knobs import game_kind
     from firmware_host.rules.narrate import Narrator
     from firmware_host.rules.simulation import Totals, play
 
-    kind = game_kind(args.preset)
-    players = [p.strip() for p in (args.players or DEFAULT_PLAYERS[kind]).split(",")]
-    knobs: dict[str, Any] = {}
-    for item in args.knob:
-        name, sep, value = item.partition("=")
-        if not sep:
-            print(f"dicetower simulate: --knob wants NAME=VALUE, not {item!r}", file=sys.stderr)
-            return 2
-        knobs[name.strip()] = value.strip()
     try:
-        knobs = new_game(args.preset, players, knobs).knobs  # checks players and knobs
-    except RuleError as err:
+        players, knobs = checked_game(args.preset, args.players, args.knob)
+    except ValueError as err:
         print(f"dicetower simulate: {err}", file=sys.stderr)
         return 2
     rng = random.Random(args.seed)
