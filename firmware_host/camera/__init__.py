@@ -40,8 +40,12 @@ def camera_from_spec(spec: str, **options: Any) -> CameraSource:
         try:
             module = importlib.import_module("firmware_host.camera.picamera")
         except ImportError as exc:
+            if exc.name == "firmware_host.camera.picamera":
+                raise CameraError("camera 'picamera2': this version of dicetower has no "
+                                  "Raspberry Pi camera source yet; use a USB webcam "
+                                  "(source = \"usb:0\")") from None
             raise CameraError(f"camera 'picamera2' is not available on this machine ({exc}); "
-                              "install picamera2 on the Raspberry Pi, or use another camera"
+                              "on the Raspberry Pi: sudo apt install python3-picamera2"
                               ) from None
         return module.PiCamera(**options)
     if kind == "usb":
