@@ -3,13 +3,19 @@
 `Dispensers.dispense(seat, n)` pushes exactly `n` tokens, one servo stroke each (rest angle ->
 push angle -> rest angle). With a break-beam under the hopper every token is counted as it
 falls: a stroke that drops nothing is tried once more, and two empty strokes in a row stop the
-dispense as a jam (an empty hopper looks the same). The `DispenseResult` always says how many
-tokens really went out. Without a beam each stroke is trusted to drop one token and the result
-says it was not verified.
+dispense as a jam (an empty hopper looks the same). A token must also clear the beam: one that
+stays in it is not counted and stops the dispense as a jam. The beam is debounced: it must have
+been clear for `[timing].beam_bounce` before a break counts as a new token, so a noisy edge
+counts once. The `DispenseResult` always says how many tokens really went out. Without a beam
+each stroke is trusted to drop one token and the result says it was not verified.
 
-Servos are detached (no pulses, so no jitter or hum) whenever a dispense is over, and a
-`MotionGate` keeps them still while the camera reads: a reading waits for the stroke under way
-to finish, detaches every servo, and strokes wait for the reading to end.
+Every servo is homed when the dispensers are built (pushers to the rest angle, the pot chute
+to the first seat's angle), since a pusher left at its push angle would push nothing on its
+first stroke. Servos are detached (no pulses, so no jitter or hum) whenever a dispense is over,
+and a `MotionGate` keeps them still while the camera reads: a reading waits for the stroke
+under way to finish, detaches every servo, and strokes wait for the reading to end; a dispense
+that a reading interrupted turns the chute back to its seat (and a pusher back to rest) before
+its next stroke.
 """
 
 from __future__ import annotations
@@ -67,6 +73,9 @@ class ServoArm:
     def __init__(self, pin: int, config: ServoConfig, factory: Factory, *,
                  whole_percent_duty: bool | None = None) -> None:
         self.config = config
+        # The last angle asked for, kept when detached (an idle servo stays where it was);
+        # None until the first move: nobody knows where the arm was left.
+        self.position: float | None = None
         if whole_percent_duty is None:
             # By name: importing gpiozero.pins.lgpio needs the lgpio library itself.
             whole_percent_duty = type(factory).__name__ == "LGPIOFactory"
@@ -88,6 +97,7 @@ class ServoArm:
 
     def move(self, angle: float) -> None:
         self.device.angle = angle  # attaches (starts the pulses) and checks the range
+        self.position = angle
         if self.whole_percent_duty:
             percent = round(self.config.duty_for(angle) * 100)
             # Half a percent above the step, so that truncation lands on the step itself
@@ -102,17 +112,37 @@ class ServoArm:
 
 
 class BreakBeam:
-    """An IR break-beam receiver (pulled up, low while a token breaks the beam) and its count."""
+    """An IR break-beam receiver (pulled up, low while a token breaks the beam) and its count.
 
-    def __init__(self, pin: int, factory: Factory) -> None:
+    A break counts as a token only when the beam had been clear for `bounce` seconds before
+    it: the flicker of a noisy edge (broken, clear, broken within a millisecond) is one token.
+    """
+
+    def __init__(self, pin: int, factory: Factory, *, bounce: float = 0.0) -> None:
+        self.bounce = bounce
+        self._ticks, self._ticks_diff = factory.ticks, factory.ticks_diff
         self.device = DigitalInputDevice(pin, pull_up=True, pin_factory=factory)
         self._count = 0
+        self._broken = bool(self.device.is_active)
+        self._cleared_at: float | None = None  # ticks of the last clear edge
         self._changed = threading.Condition()
-        self.device.when_activated = self._token_seen
+        self.device.when_activated = self._beam_broken
+        self.device.when_deactivated = self._beam_cleared
 
-    def _token_seen(self) -> None:
+    def _beam_broken(self) -> None:
+        now = self._ticks()
         with self._changed:
-            self._count += 1
+            self._broken = True
+            if (self._cleared_at is None
+                    or self._ticks_diff(now, self._cleared_at) >= self.bounce):
+                self._count += 1
+            self._changed.notify_all()
+
+    def _beam_cleared(self) -> None:
+        now = self._ticks()
+        with self._changed:
+            self._broken = False
+            self._cleared_at = now
             self._changed.notify_all()
 
     @property
@@ -124,10 +154,14 @@ class BreakBeam:
     def blocked(self) -> bool:
         return bool(self.device.is_active)
 
-    def wait_beyond(self, count: int, timeout: float) -> int:
-        """Wait up to `timeout` s for the count to pass `count`; return the count then."""
+    def wait_passed(self, count: int, timeout: float) -> int:
+        """Wait up to `timeout` s for a token beyond `count` to cross and clear the beam.
+
+        Returns the count then; `blocked` afterwards means a token is still in the beam.
+        """
         with self._changed:
-            self._changed.wait_for(lambda: self._count > count, timeout=timeout)
+            self._changed.wait_for(lambda: self._count > count and not self._broken,
+                                   timeout=timeout)
             return self._count
 
     def close(self) -> None:
@@ -214,6 +248,7 @@ class Dispensers:
         self.gate = MotionGate(on_freeze=self.detach_all)
         try:
             self._build(pinmap, factory)
+            self.home()
         except Exception:
             self.close()
             raise
@@ -226,7 +261,8 @@ class Dispensers:
             self.chute = self.servos["chute"] = ServoArm(self._config.chute, servo, factory)
             beam = None
             if self._config.beam is not None:
-                beam = self.beams["pot"] = BreakBeam(self._config.beam, factory)
+                beam = self.beams["pot"] = BreakBeam(self._config.beam, factory,
+                                                     bounce=self._timing.beam_bounce)
             for seat in pinmap.seats:
                 self._units[seat.number] = _Unit(pusher, beam, seat.chute_angle)
             return
@@ -235,7 +271,8 @@ class Dispensers:
             arm = self.servos[f"seat {seat.number}"] = ServoArm(seat.servo, servo, factory)
             beam = None
             if seat.beam is not None:
-                beam = self.beams[f"seat {seat.number}"] = BreakBeam(seat.beam, factory)
+                beam = self.beams[f"seat {seat.number}"] = BreakBeam(
+                    seat.beam, factory, bounce=self._timing.beam_bounce)
             self._units[seat.number] = _Unit(arm, beam, None)
 
     def _unit(self, seat: int) -> _Unit:
@@ -244,6 +281,29 @@ class Dispensers:
         except KeyError:
             raise ValueError(f"no seat {seat}: this tower has seats 1..{len(self._units)}"
                              ) from None
+
+    def homes(self) -> dict[str, float]:
+        """Where each servo rests: pushers at the rest angle, the chute at the first seat."""
+        homes = {name: self._config.rest_angle for name in self.servos}
+        chute_angles = [unit.chute_angle for unit in self._units.values()
+                        if unit.chute_angle is not None]
+        if "chute" in homes and chute_angles:
+            homes["chute"] = chute_angles[0]
+        return homes
+
+    def home(self) -> None:
+        """Move every servo to its home, give them the time to get there, and detach them."""
+        timing = self._timing
+        with self._busy:
+            try:
+                with self.gate.motion():
+                    for name, angle in self.homes().items():
+                        self.servos[name].move(angle)
+                    # From an unknown position: allow the longest of the known travels.
+                    self._sleep(max(timing.push_time, timing.return_time,
+                                    timing.chute_time if self.chute is not None else 0.0))
+            finally:
+                self.detach_all()
 
     def has_beam(self, seat: int) -> bool:
         return self._unit(seat).beam is not None
@@ -277,6 +337,7 @@ class Dispensers:
         while dispensed < n:
             before = beam.count if beam is not None else 0
             with self.gate.motion():
+                self._back_in_place(unit)
                 unit.pusher.move(self._config.push_angle)
                 self._sleep(timing.push_time)
                 unit.pusher.move(self._config.rest_angle)
@@ -285,7 +346,14 @@ class Dispensers:
             if beam is None:
                 dispensed += 1
                 continue
-            after = beam.wait_beyond(before, timing.beam_window)
+            after = beam.wait_passed(before, timing.beam_window)
+            if beam.blocked:
+                # Counted as it broke the beam, but it has not gone through: the player has
+                # not got it, and the beam cannot see the next one.
+                stuck = 1 if after > before else 0  # else its break fell within the bounce
+                return DispenseResult(seat, n, after - start - stuck, strokes, True,
+                                      jammed=True, reason="a token is stuck in the "
+                                      "break-beam (clear the chute)")
             dispensed = after - start
             misses = 0 if after > before else misses + 1
             if misses >= MISSES_BEFORE_JAM:
@@ -296,6 +364,17 @@ class Dispensers:
         if dispensed > n:
             reason = f"{dispensed - n} extra token(s) fell (two in one stroke)"
         return DispenseResult(seat, n, dispensed, strokes, verified, reason=reason)
+
+    def _back_in_place(self, unit: _Unit) -> None:
+        """Undo what a camera reading's detach may have left: chute off its seat, pusher out."""
+        timing, rest = self._timing, self._config.rest_angle
+        if unit.chute_angle is not None and self.chute is not None and not self.chute.attached:
+            # Detached by a reading since it turned: unpowered, a knock may have moved it.
+            self.chute.move(unit.chute_angle)
+            self._sleep(timing.chute_time)
+        if unit.pusher.position != rest:
+            unit.pusher.move(rest)
+            self._sleep(timing.return_time)
 
     def detach_all(self) -> None:
         for arm in self.servos.values():

@@ -17,6 +17,7 @@ can read a pin map on any machine.
 
 from __future__ import annotations
 
+import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -127,17 +128,29 @@ class ServoConfig:
 
 @dataclass(frozen=True)
 class Timing:
-    """Every delay, in seconds."""
+    """Every delay, in seconds; `TIMING_BOUNDS` holds what a pin map may set each to."""
 
     push_time: float = 0.25  # servo travel from rest to push
     return_time: float = 0.25  # servo travel back to rest
     chute_time: float = 0.4  # pot chute turning to a seat
-    beam_window: float = 0.5  # how long after a stroke a token may still cross the beam
+    beam_window: float = 0.5  # how long after a stroke a token may cross and clear the beam
+    beam_bounce: float = 0.002  # the beam must be clear this long before a new token counts
     button_bounce: float = 0.03
     long_press: float = 1.5
     blink_fast: float = 0.1
     blink_slow: float = 0.5
     beep: float = 0.08
+
+
+# Far outside these a value is a typo (push_time = 1e9 would hang every dispense), not a build.
+# beam_bounce stays under the shortest stroke (push_time + return_time), so that it can never
+# swallow the next stroke's token.
+TIMING_BOUNDS: dict[str, tuple[float, float]] = {
+    "push_time": (0.05, 5.0), "return_time": (0.05, 5.0), "chute_time": (0.05, 5.0),
+    "beam_window": (0.05, 5.0), "beam_bounce": (0.0, 0.05), "button_bounce": (0.001, 0.5),
+    "long_press": (0.3, 10.0), "blink_fast": (0.02, 5.0), "blink_slow": (0.02, 5.0),
+    "beep": (0.01, 2.0),
+}
 
 
 @dataclass(frozen=True)
@@ -288,7 +301,7 @@ class _Checker:
 
     def number(self, table: Mapping[str, Any], key: str, label: str, default: float | None,
                *, low: float | None = None, high: float | None = None,
-               positive: bool = False) -> float | None:
+               positive: bool = False, unit: str = "") -> float | None:
         full = f"{label}.{key}"
         if key not in table:
             if default is None:
@@ -297,6 +310,13 @@ class _Checker:
         value = table[key]
         if isinstance(value, bool) or not isinstance(value, int | float):
             self.fail(full, f"must be a number, not {_type_name(value)}")
+            return default
+        if not math.isfinite(value):
+            # TOML has inf and nan; nan would slip through every comparison below.
+            self.fail(full, f"must be a finite number, not {value}")
+            return default
+        if unit and low is not None and high is not None and not low <= value <= high:
+            self.fail(full, f"must be between {low:g} and {high:g} {unit}, not {value:g}")
             return default
         if positive and value <= 0:
             self.fail(full, f"must be greater than 0, not {value}")
@@ -516,7 +536,9 @@ class _Checker:
         if table is None:
             return defaults
         self.unknown_keys(table, "[timing]", tuple(defaults.__dataclass_fields__))
-        values = {key: self.number(table, key, "[timing]", getattr(defaults, key), positive=True)
+        values = {key: self.number(table, key, "[timing]", getattr(defaults, key),
+                                   low=TIMING_BOUNDS[key][0], high=TIMING_BOUNDS[key][1],
+                                   unit="seconds")
                   for key in defaults.__dataclass_fields__}
         return Timing(**values)  # type: ignore[arg-type]
 

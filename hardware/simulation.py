@@ -1,10 +1,10 @@
 """A whole tower on gpiozero's mock pins: hoppers that drop tokens, buttons you can press.
 
 `SimulatedTower` is a `Tower` built on a `MockFactory` (every pin a `MockPWMPin`) whose pusher
-servo pins are `HopperServoPin`s: each time the servo reaches its push angle, the hopper drops
-one token, if it holds any, by driving the mock break-beam pin low then high, just as a token
-falling through a real beam would. The demo, `dicetower hw-test --simulate` and the tests all
-use it, so a test can say "the hopper holds 3 tokens" and dispense 5.
+servo pins are `HopperServoPin`s: each time the servo reaches its push angle from elsewhere,
+the hopper drops one token, if it holds any, by driving the mock break-beam pin low then high,
+just as a token falling through a real beam would. The demo, `dicetower hw-test --simulate` and
+the tests all use it, so a test can say "the hopper holds 3 tokens" and dispense 5.
 """
 
 from __future__ import annotations
@@ -24,9 +24,11 @@ from hardware.tower import Tower
 
 def simulation_timing() -> Timing:
     """Short timings so that the simulated walk-through takes about a second."""
+    # No beam debounce: mock tokens fall as instantly as the hw-test's mock servo sweep or an
+    # injected sleep make strokes, far closer together than real tokens ever are.
     return Timing(push_time=0.005, return_time=0.005, chute_time=0.005, beam_window=0.05,
-                  button_bounce=0.001, long_press=0.05, blink_fast=0.02, blink_slow=0.04,
-                  beep=0.01)
+                  beam_bounce=0.0, button_bounce=0.001, long_press=0.05, blink_fast=0.02,
+                  blink_slow=0.04, beep=0.01)
 
 
 def simulated_pinmap(pinmap: PinMap) -> PinMap:
@@ -48,15 +50,22 @@ class HopperServoPin(MockPWMPin):
         self.beam = beam
         self.strokes = 0
         self.dropped = 0
+        # The duty cycle the arm last went to: it stays there when detached (no pulses), as a
+        # real servo does. None: wherever it was left, not at the push angle.
+        self.position: float | None = None
         # Stroke numbers (from 1) that drop nothing although tokens remain: a token caught on
         # the lip, which the retry is there to shake loose.
         self.empty_strokes = set(empty_strokes)
 
     def _set_state(self, value: float) -> None:
-        before = self._state
+        before = self.position
         super()._set_state(value)
+        if value == 0:
+            return  # detached: no pulse, and the arm does not move
+        self.position = value
         reached_push = math.isclose(value, self.push_duty, abs_tol=1e-9)
-        if reached_push and not math.isclose(before, self.push_duty, abs_tol=1e-9):
+        if reached_push and (before is None
+                             or not math.isclose(before, self.push_duty, abs_tol=1e-9)):
             self.strokes += 1
             if self.tokens > 0 and self.strokes not in self.empty_strokes:
                 self.tokens -= 1

@@ -372,3 +372,37 @@ def test_accepted_throws_follow_undo_and_late_corrections(tmp_path: Path) -> Non
         journal.record(new_game(9.0))
         journal.record({"action": "event", "at": 10.0, "event": {"type": "undo"}})
         assert [t["faces"] for t in journal.accepted_throws()] == [[3], [2]]
+
+
+def test_one_writer_at_a_time_and_a_killed_one_leaves_no_stale_lock(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    path = tmp_path / "journal.sqlite3"
+    first = Journal(path, exclusive=True)
+    with pytest.raises(JournalError, match="in use by another dicetower"):
+        Journal(path, exclusive=True)
+    with Journal(path) as reader:  # reading alongside the writer is fine
+        assert reader.last_action_id() == 0
+    first.close()
+    Journal(path, exclusive=True).close()  # released on close
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time\n"
+         "from firmware_host.controller.journal import Journal\n"
+         f"journal = Journal({str(path)!r}, exclusive=True)\n"
+         "print('held', flush=True)\n"
+         "time.sleep(60)\n"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(JournalError, match="in use"):
+            Journal(path, exclusive=True)
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(timeout=10)
+        Journal(path, exclusive=True).close()  # the kernel released the dead writer's lock
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+            holder.wait()

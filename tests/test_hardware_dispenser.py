@@ -1,4 +1,5 @@
-"""Servo pulse widths, token counts through a mock break-beam, jams, and the camera freeze."""
+"""Servo pulse widths, homing, token counts through a debounced mock break-beam, jams, and the
+camera freeze."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ from dataclasses import replace
 
 import pytest
 from conftest import assert_states_and_min_times
+from gpiozero.pins.mock import MockFactory
 
 from hardware.dispenser import ServoArm
 from hardware.factory import mock_factory
 from hardware.pinmap import EXAMPLE_PINMAP, PinMap, ServoConfig, load_pinmap, parse_pinmap
-from hardware.simulation import SimulatedTower, simulation_timing
+from hardware.simulation import HopperServoPin, SimulatedTower, simulation_timing
 
 PUSHER, CHUTE, BEAM = 12, 13, 19  # the example pin map's pot dispenser
 
@@ -118,6 +120,8 @@ def test_whole_percent_duty_lands_on_the_nearest_step() -> None:
 
 def test_pot_dispense_turns_chute_then_pushes_each_token(tower: SimulatedTower) -> None:
     pusher, chute = tower.pin(PUSHER), tower.pin(CHUTE)
+    pusher.clear_states()  # forget the homing at start (tested on its own below)
+    chute.clear_states()
     result = tower.dispense(2, 3)
     assert result.ok and not result.jammed
     assert (result.requested, result.dispensed, result.strokes) == (3, 3, 3)
@@ -149,7 +153,8 @@ def test_injected_sleep_gets_every_delay() -> None:
         tower.dispense(4, 2)
     timing = simulation_timing()
     push_return = [timing.push_time, timing.return_time]
-    assert slept == [timing.chute_time, *push_return, *push_return]
+    homing = max(timing.push_time, timing.return_time, timing.chute_time)
+    assert slept == [homing, timing.chute_time, *push_return, *push_return]
 
 
 def test_partial_dispense_reports_exactly_what_went_out() -> None:
@@ -187,6 +192,8 @@ def test_blocked_beam_refuses_to_push(tower: SimulatedTower) -> None:
 
 def test_per_seat_layout_moves_only_that_seat() -> None:
     with SimulatedTower(per_seat(), tokens=4) as tower:
+        for bcm in (12, 13, 18):
+            tower.pin(bcm).clear_states()  # forget the homing at start
         result = tower.dispense(3, 2)
         assert result.ok and result.verified
         assert tower.hoppers[3].dropped == 2
@@ -237,6 +244,7 @@ def test_reading_detaches_servos_and_waits_for_the_stroke() -> None:
         release.wait(1)
 
     with SimulatedTower(pot(), tokens=5, sleep=slow_sleep) as tower:
+        tower.pin(CHUTE).clear_states()
         worker = threading.Thread(target=tower.dispense, args=(1, 3))
         worker.start()
         in_stroke.wait(1)  # the chute is turning
@@ -265,6 +273,10 @@ def test_reading_detaches_servos_and_waits_for_the_stroke() -> None:
         # reading goes before the next stroke.
         assert strokes_before_reading == [0]
         assert tower.hoppers[1].strokes == 3
+        # The reading left the chute unpowered: it was turned back to seat 1 (-54 degrees,
+        # 1.2 ms) before the first push, and detached again at the end.
+        chute_pulses = [round(s.state * 20, 4) for s in tower.pin(CHUTE).states]
+        assert chute_pulses == [0, 1.2, 0, 1.2, 0]
 
 
 def test_dispense_inside_a_reading_is_refused(tower: SimulatedTower) -> None:
@@ -274,7 +286,7 @@ def test_dispense_inside_a_reading_is_refused(tower: SimulatedTower) -> None:
 
 
 def test_double_drop_is_reported() -> None:
-    with SimulatedTower(pot(), tokens=10) as tower:
+    with SimulatedTower(pot(beam_bounce=0.02), tokens=10) as tower:
         hopper = tower.hoppers[1]
         beam = tower.pin(BEAM)
         original = hopper._set_state
@@ -282,10 +294,107 @@ def test_double_drop_is_reported() -> None:
         def two_tokens(value: float) -> None:
             original(value)
             if math.isclose(value, hopper.push_duty) and hopper.strokes == 1:
-                beam.drive_low()  # a second token rides along with the first
+                # A second token rides right behind the first, the beam clear in between for
+                # longer than its debounce: it counts.
+                time.sleep(2 * 0.02)
+                beam.drive_low()
                 beam.drive_high()
 
         hopper._set_state = two_tokens  # type: ignore[method-assign]
         result = tower.dispense(1, 1)
     assert (result.dispensed, result.strokes) == (2, 1)
     assert "1 extra token" in result.reason
+
+
+def test_every_servo_is_homed_and_detached_at_start() -> None:
+    with SimulatedTower(pot(), tokens=5) as tower:
+        # Pusher to the rest angle (-18 degrees: 1.4 ms), the chute to seat 1 (-54: 1.2 ms).
+        assert [round(s.state * 20, 4) for s in tower.pin(PUSHER).states] == [0, 1.4, 0]
+        assert [round(s.state * 20, 4) for s in tower.pin(CHUTE).states] == [0, 1.2, 0]
+        assert tower.hoppers[1].strokes == 0  # homing pushes nothing
+    with SimulatedTower(per_seat(), tokens=5) as tower:
+        rest = round(1.5 - 30 / 180, 4)
+        for bcm in (12, 13, 18):
+            assert [round(s.state * 20, 4) for s in tower.pin(bcm).states] == [0, rest, 0]
+
+
+def left_at_push(pinmap: PinMap, servo: int) -> MockFactory:
+    """A factory whose `servo` pin is a hopper arm left at its push angle by an earlier run."""
+    factory = mock_factory()
+    push_duty = pinmap.servo.duty_for(pinmap.dispenser.push_angle)
+    pin = factory.pin(servo, pin_class=HopperServoPin, push_duty=push_duty, tokens=5,
+                      beam=None if pinmap.dispenser.beam is None
+                      else factory.pin(pinmap.dispenser.beam))
+    assert isinstance(pin, HopperServoPin)
+    pin.position = push_duty
+    return factory
+
+
+def test_a_pusher_left_at_push_is_homed_before_the_first_stroke() -> None:
+    # Without a beam nothing would notice a first stroke that pushes nothing: homing is what
+    # makes the first token real.
+    with SimulatedTower(per_seat(), factory=left_at_push(per_seat(), 13)) as tower:
+        hopper = tower.hoppers[2]
+        result = tower.dispense(2, 1)
+        assert (result.dispensed, result.verified) == (1, False)
+        assert (hopper.strokes, hopper.dropped) == (1, 1)
+    with SimulatedTower(pot(), factory=left_at_push(pot(), PUSHER)) as tower:
+        result = tower.dispense(1, 2)
+        assert result.ok and result.strokes == 2  # no stroke wasted on an arm already out
+
+
+def test_a_pusher_detached_out_is_brought_back_before_the_stroke(tower: SimulatedTower) -> None:
+    pusher = tower.dispensers.servos["pusher"]
+    with tower.dispensers.gate.motion():
+        pusher.move(tower.pinmap.dispenser.push_angle)  # e.g. a servo sweep cut short
+    dropped = tower.hoppers[1].dropped
+    with tower.camera_reading():
+        assert not pusher.attached  # the reading detached it, out at its push angle
+    result = tower.dispense(1, 1)
+    assert result.ok and result.strokes == 1
+    assert tower.hoppers[1].dropped == dropped + 1
+
+
+def test_a_noisy_beam_edge_counts_one_token() -> None:
+    # Strokes take longer than the debounce; the flicker within a token does not.
+    timing = {"beam_bounce": 0.05, "push_time": 0.01, "return_time": 0.06}
+    with SimulatedTower(pot(**timing), tokens=10) as tower:
+        hopper = tower.hoppers[1]
+        beam = tower.pin(BEAM)
+        original = hopper._set_state
+
+        def chattering(value: float) -> None:
+            original(value)
+            if math.isclose(value, hopper.push_duty):
+                for _ in range(3):  # the edge flickers as the token leaves the beam
+                    beam.drive_low()
+                    beam.drive_high()
+
+        hopper._set_state = chattering  # type: ignore[method-assign]
+        result = tower.dispense(1, 3)
+    assert result.ok and (result.dispensed, result.strokes) == (3, 3)
+    assert hopper.dropped == 3
+
+
+def test_a_token_stuck_in_the_beam_is_a_jam(tower: SimulatedTower) -> None:
+    hopper = tower.hoppers[1]
+    beam = tower.pin(BEAM)
+
+    class StuckOnSecond:
+        """The beam as the hopper sees it: the second token never clears it."""
+
+        def drive_low(self) -> None:
+            beam.drive_low()
+
+        def drive_high(self) -> None:
+            if hopper.strokes != 2:
+                beam.drive_high()
+
+    hopper.beam = StuckOnSecond()  # type: ignore[assignment]
+    result = tower.dispense(1, 4)
+    assert result.jammed and not result.ok
+    assert (result.dispensed, result.strokes) == (1, 2)  # the stuck token is not counted
+    assert "stuck in the break-beam" in result.reason
+    assert tower.hoppers[1].strokes == 2  # no stroke after the jam
+    again = tower.dispense(1, 1)  # still in the beam: nothing is pushed
+    assert again.jammed and again.strokes == 0 and "blocked" in again.reason

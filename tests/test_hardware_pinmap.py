@@ -8,6 +8,7 @@ import pytest
 
 from hardware.pinmap import (
     EXAMPLE_PINMAP,
+    TIMING_BOUNDS,
     PinMapError,
     ServoConfig,
     Timing,
@@ -116,7 +117,13 @@ def test_missing_file_is_named(tmp_path: Path) -> None:
         ('layout = "per_seat"', 'layout = "per_seat"\npush_angle = 120',
          "[dispenser].push_angle: must be between -90.0 and 90.0, not 120"),
         ("[ring]", "[timing]\npush_time = 0\n\n[ring]",
-         "[timing].push_time: must be greater than 0, not 0"),
+         "[timing].push_time: must be between 0.05 and 5 seconds, not 0"),
+        ("[ring]", "[timing]\npush_time = 1e9\n\n[ring]",
+         "[timing].push_time: must be between 0.05 and 5 seconds, not 1e+09"),
+        ("[ring]", "[timing]\nbeam_window = nan\n\n[ring]",
+         "[timing].beam_window: must be a finite number, not nan"),
+        ("[ring]", "[servo]\nframe_ms = inf\n\n[ring]",
+         "[servo].frame_ms: must be a finite number, not inf"),
         ("[ring]", "[timing]\nlong_press = 'long'\n\n[ring]",
          "[timing].long_press: must be a number, not a string"),
         ("[ring]", "[timing]\nstroke = 0.1\n\n[ring]", "[timing].stroke: unknown key"),
@@ -214,8 +221,28 @@ def test_id_eeprom_pins_are_a_warning() -> None:
 
 
 def test_every_timing_is_read_from_the_file() -> None:
-    text = PER_SEAT + "\n[timing]\n" + "\n".join(
-        f"{name} = {0.01 * (i + 1):.2f}" for i, name in enumerate(Timing.__dataclass_fields__))
+    # A value inside each range, and unlike the default, for every timing.
+    chosen = {name: low + (high - low) * (i + 1) / 20
+              for i, (name, (low, high)) in enumerate(TIMING_BOUNDS.items())}
+    assert all(getattr(Timing(), name) != value for name, value in chosen.items())
+    text = PER_SEAT + "\n[timing]\n" + "\n".join(f"{k} = {v!r}" for k, v in chosen.items())
     timing = parse_pinmap(text).timing
-    for i, name in enumerate(Timing.__dataclass_fields__):
-        assert getattr(timing, name) == pytest.approx(0.01 * (i + 1))
+    for name in Timing.__dataclass_fields__:
+        assert getattr(timing, name) == pytest.approx(chosen[name])
+
+
+def test_every_timing_has_bounds_and_each_is_enforced() -> None:
+    assert set(TIMING_BOUNDS) == set(Timing.__dataclass_fields__)
+    for name, (low, high) in TIMING_BOUNDS.items():
+        assert low <= getattr(Timing(), name) <= high  # the defaults are in range
+        for edge in (low, high):
+            timing = parse_pinmap(f"{PER_SEAT}\n[timing]\n{name} = {edge!r}\n").timing
+            assert getattr(timing, name) == edge
+        for outside in (low - 0.001, high * 2 + 1):
+            found = problems(f"{PER_SEAT}\n[timing]\n{name} = {outside!r}\n")
+            assert found == [f"pinmap.toml: [timing].{name}: must be between {low:g} and "
+                             f"{high:g} seconds, not {outside:g}"]
+
+
+def test_the_beam_debounce_can_be_turned_off() -> None:
+    assert parse_pinmap(PER_SEAT + "\n[timing]\nbeam_bounce = 0\n").timing.beam_bounce == 0

@@ -8,7 +8,16 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from hardware.pinmap import EXAMPLE_PINMAP, load_pinmap
-from hardware.wiring import BEGIN, DOCS, END, HEADER_PIN, main, wiring_rows, with_table
+from hardware.wiring import (
+    BEGIN,
+    DOCS,
+    END,
+    HEADER_PIN,
+    header_pins,
+    main,
+    wiring_rows,
+    with_table,
+)
 
 
 def test_guide_table_matches_the_example_pinmap() -> None:
@@ -22,7 +31,16 @@ def test_header_pins_match_gpiozero_board_info() -> None:
     header = MockFactory().board_info.headers["J8"]
     expected = {int(info.name[4:]): number for number, info in header.pins.items()
                 if info.name.startswith("GPIO")}
-    assert expected == HEADER_PIN
+    assert expected == HEADER_PIN == header_pins()
+
+
+def test_header_pins_cover_every_gpio_on_the_40_pin_header() -> None:
+    assert sorted(HEADER_PIN) == list(range(28))
+    assert len(set(HEADER_PIN.values())) == 28 and set(HEADER_PIN.values()) <= set(range(1, 41))
+    # A few pins every builder can check against the board's silkscreen.
+    assert (HEADER_PIN[2], HEADER_PIN[17], HEADER_PIN[21]) == (3, 11, 40)
+    # The Pi 5 (d04170) and the Pi 3 B (a02082) share the Pi 4's header.
+    assert header_pins(0xD04170) == header_pins(0xA02082) == HEADER_PIN
 
 
 def test_rows_cover_every_pin_once_in_header_order() -> None:

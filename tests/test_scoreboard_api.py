@@ -212,28 +212,70 @@ def test_logout_takes_the_rights_back(gm: GameMaster) -> None:
 
 
 def test_failed_logins_are_rate_limited(app: Flask, client: FlaskClient) -> None:
+    now = [1000.0]  # a fake clock: the lock lasts exactly as long as the test says
+    app.extensions["dicetower.limiter"] = FailureLimiter(
+        app.config["LOGIN_MAX_FAILURES"], app.config["LOGIN_WINDOW"], clock=lambda: now[0],
+        lockout=app.config["LOGIN_LOCKOUT"], max_lockout=app.config["LOGIN_MAX_LOCKOUT"],
+    )
     master = GameMaster(client)
     limit = app.config["LOGIN_MAX_FAILURES"]
     for _ in range(limit):
         assert master.login("9999").status_code == 401
     blocked = master.login()  # even the right PIN waits
     assert blocked.status_code == 429 and blocked.get_json()["code"] == "rate_limited"
-    assert int(blocked.headers["Retry-After"]) > 0
+    assert int(blocked.headers["Retry-After"]) == int(app.config["LOGIN_LOCKOUT"]) + 1
     # Another address is not blocked.
     other = GameMaster(app.test_client())
     other.client.environ_base["REMOTE_ADDR"] = "10.0.0.99"
     assert other.login().status_code == 200
+    # Once the short first lock is over, the game master gets back in with the right PIN.
+    now[0] += app.config["LOGIN_LOCKOUT"]
+    assert master.login().status_code == 200
 
 
-def test_failure_limiter_window_slides() -> None:
+def test_failure_limiter_backs_off_exponentially_up_to_a_cap() -> None:
     now = [1000.0]
-    limiter = FailureLimiter(max_failures=2, window=60, clock=lambda: now[0])
+    limiter = FailureLimiter(
+        max_failures=2, window=60, clock=lambda: now[0], lockout=5, max_lockout=30
+    )
     limiter.record_failure("a")
-    limiter.record_failure("a")
-    assert limiter.retry_after("a") == pytest.approx(60)
+    assert limiter.retry_after("a") == 0  # below the threshold: no wait
+    waits = []
+    for _ in range(5):
+        limiter.record_failure("a")
+        waits.append(limiter.retry_after("a"))
+        now[0] += waits[-1]  # the client waits exactly as long as told, then fails again
+        assert limiter.retry_after("a") == 0
+    assert waits == [5, 10, 20, 30, 30]
     assert limiter.retry_after("b") == 0
-    now[0] += 61
-    assert limiter.retry_after("a") == 0
+
+
+def test_failure_limiter_forgets_after_a_quiet_window_and_on_success() -> None:
+    now = [1000.0]
+    limiter = FailureLimiter(
+        max_failures=2, window=60, clock=lambda: now[0], lockout=5, max_lockout=300
+    )
+    for _ in range(4):
+        limiter.record_failure("a")
+    assert limiter.failures("a") == 4 and limiter.retry_after("a") == pytest.approx(20)
+    now[0] += 20 + 59
+    assert limiter.failures("a") == 4  # the window starts when the wait is over
+    now[0] += 1
+    assert limiter.failures("a") == 0 and limiter.retry_after("a") == 0
+    for _ in range(3):
+        limiter.record_failure("b")
+    limiter.reset("b")  # a right PIN
+    assert limiter.failures("b") == 0 and limiter.retry_after("b") == 0
+
+
+def test_failure_limiter_remembers_a_client_while_it_is_locked_out() -> None:
+    now = [1000.0]
+    limiter = FailureLimiter(
+        max_failures=1, window=10, clock=lambda: now[0], lockout=100, max_lockout=100
+    )
+    limiter.record_failure("a")
+    now[0] += 50  # past the window, still inside the lock
+    assert limiter.retry_after("a") == pytest.approx(50)
 
 
 def test_pins_compare_and_generate() -> None:

@@ -90,6 +90,7 @@ def test_demo_ctrl_c_stops_cleanly_and_the_next_demo_resumes(tmp_path: Path) -> 
     (["--knob", "pot=1000"], "pot"),
     (["--port", "70000"], "--port"),
     (["--pin", "12"], "--pin"),
+    (["--pin", "٤٨٢١"], "--pin"),
 ])
 def test_demo_refuses_bad_options_in_one_line(args: list[str], words: str, tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
@@ -260,3 +261,16 @@ def test_demo_prints_a_line_per_throw_and_the_scoreboard(tmp_path: Path) -> None
     reads = [line for line in out.splitlines() if "✓ read" in line]
     assert throws and len(reads) <= len(throws)
     assert "1 game(s)" in out.splitlines()[-1]
+
+
+def test_a_second_tower_on_the_same_journal_is_refused(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    from firmware_host.controller.journal import Journal
+
+    path = tmp_path / "shared.sqlite3"
+    with Journal(path, exclusive=True):
+        assert main(["demo", "--journal", str(path), "--no-scoreboard"]) == 2
+        assert "in use by another dicetower" in capsys.readouterr().err
+        assert main(["serve", "--journal", str(path), "--port", "8123"]) == 2
+        assert "in use by another dicetower" in capsys.readouterr().err

@@ -69,7 +69,9 @@ class Chain:
         self.lives = 0
         self.kills = 0
         self.lines: list[dict[str, Any]] = []
+        self.offset = 0  # bytes of the log read so far
         self.seen: dict[str, Any] | None = None  # the game as the last life last saw it
+        self.cut_off: set[int] = set()  # every dispense a kill cut off
 
     def life(self, kill: dict[str, Any] | None) -> tuple[int, list[dict[str, Any]]]:
         """Run one life; (return code, its log lines)."""
@@ -81,8 +83,18 @@ class Chain:
         spec_path.write_text(json.dumps(spec), encoding="utf-8")
         done = subprocess.run([sys.executable, str(DRIVER), str(spec_path)],
                               capture_output=True, text=True, timeout=LIFE_TIMEOUT)
-        lines = [json.loads(line) for line in
-                 self.log.read_text(encoding="utf-8").splitlines()[len(self.lines):]]
+        with self.log.open("rb") as log:
+            log.seek(self.offset)
+            text = log.read().decode("utf-8", errors="replace")
+        self.offset += len(text.encode("utf-8", errors="replace"))
+        lines = []
+        for k, line in enumerate(text.splitlines()):
+            try:
+                lines.append(json.loads(line))
+            except json.JSONDecodeError:
+                # Only the last line of a killed life can be torn (the next life starts a
+                # new line after it).
+                assert k == len(text.splitlines()) - 1 and done.returncode, line[-200:]
         self.lines += lines
         if done.returncode not in (0, -signal.SIGKILL):
             raise AssertionError(f"life {self.lives} ({kill}) failed:\n{done.stderr[-3000:]}")
@@ -92,41 +104,52 @@ class Chain:
 
     # ------------------------------------------------------------------ the checks
 
-    def after_kill(self, kill: dict[str, Any]) -> list[int]:
-        """Checks right after a kill; the ids of the dispenses it cut off."""
+    def after_kill(self, kill: dict[str, Any]) -> dict[int, int]:
+        """Checks right after a kill; the dispenses the next life must find in doubt, with
+        the tokens on the table for each."""
         assert audit_tokens(self.journal, self.tokens, cut_off=True) == [], kill
-        rows = ledger_rows(self.journal)
         on_table = tray_counts(self.tokens)
-        cut = [r for r in rows if r["state"] == "started"]
+        cut = [r for r in ledger_rows(self.journal) if r["state"] == "started"]
         assert len(cut) <= 1, cut
         for row in cut:
+            fell = on_table[row["id"]]
             if kill["kill"] == "token_uncounted":
-                assert on_table[row["id"]] == row["delivered"] + 1, (kill, row)
+                assert fell == row["delivered"] + 1, (kill, row)
             elif kill["kill"] in DISPENSE_POINTS:
-                assert on_table[row["id"]] == row["delivered"], (kill, row)
+                assert fell == row["delivered"], (kill, row)
         if kill["kill"] in DISPENSE_POINTS:
             assert len(cut) == 1, f"{kill}: no dispense was left under way"
-        return [r["id"] for r in cut]
+        self.cut_off.update(r["id"] for r in cut)
+        # Due for the game master's count at the next start: these, and any still in doubt
+        # (a life killed before its game master counted).
+        waiting = cut + [r for r in ledger_rows(self.journal) if r["state"] == "doubt"]
+        return {r["id"]: on_table[r["id"]] for r in waiting}
 
-    def at_start(self, lines: list[dict[str, Any]], cut: list[int]) -> None:
-        """The next life found the game as the last one saw it (plus the input in flight)."""
+    def at_start(self, lines: list[dict[str, Any]], cut: dict[int, int]) -> None:
+        """The next life found the game as the last one saw it (plus the input in flight),
+        and the dispense cut off in doubt, with the tokens that fell for it."""
         starts = [line for line in lines if line["kind"] == "start"]
         if not starts:
             return  # killed while starting up: nothing was resumed yet
         start = starts[0]
-        assert sorted(d["id"] for d in start["doubts"]) == cut
-        for doubt in start["doubts"]:
-            assert doubt["fell"] == tray_counts(self.tokens).get(doubt["id"], 0) or (
-                doubt["fell"] >= doubt["delivered"])
+        assert {d["id"]: d["fell"] for d in start["doubts"]} == cut, (start["doubts"], cut)
         seen = self.seen
         if seen is None:
             return
         if seen["ended"]:
-            assert not start["resumed"] and start["history"] == []
+            # A new game, or the finished one kept on the board while it still owes tokens.
+            kept = start["resumed"] and start["ended"] and start["history"] == seen["history"]
+            assert kept or (not start["resumed"] and start["history"] == []), start
             return
-        assert start["resumed"], start
-        assert (start["preset"], start["players"]) == (seen["preset"], seen["players"])
         before, after = seen["history"], start["history"]
+        if not start["resumed"]:
+            # Only the input in flight can have ended the game the last life was playing.
+            games = replay_journal(self.journal).games
+            assert after == [] and len(games) >= 2 and games[-2].is_over, start
+            after = [entry["event"] for entry in games[-2].history]
+            assert len(after) == len(before) + 1 and after[:-1] == before, (before, after)
+            return
+        assert (start["preset"], start["players"]) == (seen["preset"], seen["players"])
         same = after == before
         one_more = len(after) == len(before) + 1 and after[:-1] == before
         corrected = (len(after) == len(before) and after[:-1] == before[:-1]
@@ -139,12 +162,6 @@ class Chain:
         states = [line for line in lines if line["kind"] in ("start", "change", "end")]
         if states:
             self.seen = states[-1]
-
-    def doubts_settled(self, cut: list[int]) -> None:
-        """Once a life has played on, a dispense cut off earlier is no longer in doubt."""
-        states = {r["id"]: r for r in ledger_rows(self.journal)}
-        for row_id in cut:
-            assert states[row_id]["state"] != "doubt" or states[row_id]["state"] == "started"
 
     def throws_as_they_lay(self) -> None:
         """Every accepted throw shows what the tray held, and no tray is taken twice."""
@@ -169,9 +186,16 @@ class Chain:
         """Checks once the last life played its game to the end."""
         end = [line for line in self.lines if line["kind"] == "end"][-1]
         assert end["ended"] and end["summary"]["tokens_conserved"], end
-        assert end["summary"]["misread"] == 0, end
+        if self.game["preset"] != "4d":
+            # (4D moves with repeated faces can fit two legal readings: the tracker's choice
+            # is not a matter of crashes, and test_tower_e2e checks it on whole games.)
+            assert end["summary"]["misread"] == 0, end
         assert audit_tokens(self.journal, self.tokens, settled=True) == []
-        assert not [r for r in ledger_rows(self.journal) if r["state"] in ("started", "doubt")]
+        rows = {r["id"]: r for r in ledger_rows(self.journal)}
+        assert not [r for r in rows.values() if r["state"] in ("started", "doubt")]
+        # Each dispense cut off was settled by the game master's count.
+        assert all(rows[i]["note"] == "counted by hand" for i in self.cut_off), [
+            rows[i] for i in self.cut_off]
         engine = replay_journal(self.journal).game
         assert engine is not None and engine.is_over
         assert [entry["event"] for entry in engine.history] == end["history"]
@@ -182,13 +206,12 @@ class Chain:
 def run_chain(chain: Chain, kills: list[dict[str, Any]]) -> None:
     """Kill the tower at each of ``kills`` in turn (as far as its game goes), then let it
     finish; check everything after every life."""
-    cut: list[int] = []
+    cut: dict[int, int] = {}
     for kill in kills:
         code, lines = chain.life(kill)
         chain.at_start(lines, cut)
-        chain.doubts_settled(cut)
         chain.remember(lines)
-        cut = chain.after_kill(kill) if code == -signal.SIGKILL else []
+        cut = chain.after_kill(kill) if code == -signal.SIGKILL else {}
     code, lines = chain.life(None)
     assert code == 0
     chain.at_start(lines, cut)
@@ -204,8 +227,9 @@ def test_killed_again_and_again_the_421_game_goes_on(tmp_path: Path) -> None:
     kinds = Counter(k["kill"] for k in kills)
     # Most of the schedule really killed the tower (a point the game never reached does not).
     assert chain.kills >= min(KILLS, 50) * 0.9, (chain.kills, kinds)
+    # And most dispense points were reached: each left a dispense in doubt.
     cut_off = [line for line in chain.lines if line["kind"] == "start" and line["doubts"]]
-    assert len(cut_off) >= 5, "too few dispenses were cut off to say anything of them"
+    assert len(cut_off) >= 0.6 * sum(kinds[p] for p in DISPENSE_POINTS), len(cut_off)
 
 
 def test_killed_in_a_4d_game_the_square_is_taken_up_again(tmp_path: Path) -> None:
@@ -217,3 +241,26 @@ def test_killed_in_a_4d_game_the_square_is_taken_up_again(tmp_path: Path) -> Non
     chain = Chain(tmp_path / "4d", "4d", ["Ana", "Ben"], {"target": 40}, seed=9)
     run_chain(chain, kills)
     assert chain.kills >= 5
+
+
+def test_a_dispense_cut_off_by_the_games_last_input_is_still_paid(tmp_path: Path) -> None:
+    # With this seed the game's first dispense is also its last input: Ben loses the charge
+    # round, takes the whole pot and so loses the game. The tower dies as it starts paying.
+    chain = Chain(tmp_path / "end", "tim-11", ["Ana", "Ben"], {"pot": 3, "manches_to_lose": 1},
+                  seed=15)
+    kill = {"kill": "dispense_started", "n": 1}
+    code, lines = chain.life(kill)
+    assert code == -signal.SIGKILL
+    game = replay_journal(chain.journal).game
+    assert game is not None and game.is_over
+    chain.remember(lines)
+    cut = chain.after_kill(kill)
+    (row,) = ledger_rows(chain.journal)
+    assert row["requested"] >= 2 and row["delivered"] == 0
+    code, lines = chain.life(None)
+    assert code == 0
+    chain.at_start(lines, cut)
+    chain.remember(lines)
+    chain.finished()
+    paid = {r["id"]: r for r in ledger_rows(chain.journal)}[row["id"]]
+    assert (paid["state"], paid["delivered"]) == ("done", row["requested"])

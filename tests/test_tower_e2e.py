@@ -14,58 +14,21 @@ keep zone on a first throw, a kept die turned between throws, a hand in the tray
 
 from __future__ import annotations
 
-import json
 import threading
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
-from http.cookiejar import CookieJar
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tower_checks import audit_tokens, replay_journal, tray_counts
+from tower_checks import PIN, Scoreboard, audit_tokens, replay_journal, tray_counts
 
 from firmware_host.camera import Frame, simulated
 from firmware_host.controller.demo import Demo, DemoOptions
 from firmware_host.controller.table import Habits
 
-PIN = "246810"
 STUCK_SECONDS = 120.0
-
-
-class Scoreboard:
-    """An HTTP client of the served scoreboard, with a session (cookies) and its CSRF token."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
-        self.csrf = ""
-
-    def get(self, path: str) -> dict[str, Any]:
-        with self.opener.open(self.url + path, timeout=10) as response:
-            return json.loads(response.read())
-
-    def post(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        request = urllib.request.Request(
-            self.url + path, data=json.dumps(body).encode(), method="POST",
-            headers={"Content-Type": "application/json", "X-CSRF-Token": self.csrf})
-        try:
-            with self.opener.open(request, timeout=10) as response:
-                return response.status, json.loads(response.read())
-        except urllib.error.HTTPError as err:
-            return err.code, json.loads(err.read() or b"{}")
-
-    def login(self, pin: str = PIN) -> None:
-        self.csrf = self.get("api/session")["csrf"]
-        status, body = self.post("api/admin/login", {"pin": pin})
-        assert status == 200, body
-        self.csrf = body["csrf"]
-
-    def tower(self) -> dict[str, Any]:
-        return self.get("api/state")["tower"] or {}
 
 
 class Tower(Demo):
@@ -226,7 +189,7 @@ def quick_tumble(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def towers(tmp_path: Path):
+def towers(tmp_path: Path) -> Iterator[Callable[..., Tower]]:
     made: list[Tower] = []
 
     def make(preset: str, players: list[str], knobs: dict[str, Any], **kw: Any) -> Tower:
@@ -241,19 +204,24 @@ def towers(tmp_path: Path):
 
 # ------------------------------------------------------------------------- whole games
 
+# A 4D move whose faces repeat can read as two legal moves, the square turned or not; the
+# tracker takes it as not turned. With seed 5 the table turned it: the engine then numbers the
+# dice otherwise than the table (same score, another die in front of the next player).
+AMBIGUOUS_4D = pytest.mark.xfail(strict=True, reason="4D: a move and a quarter turn of the "
+                                 "square that also reads as another legal move, unturned")
 GAMES = [
-    ("regles-21", ["Ana", "Ben"], {"pot": 3}, 11),
-    ("tim-11", ["Ana", "Ben", "Cleo"], {"pot": 3}, 12),
-    ("classique-10", ["Ana", "Ben"], {"pot": 3}, 13),
-    ("kyt-11", ["Ana", "Ben"], {"pot": 5}, 14),
-    ("4d", ["Ana", "Ben"], {"target": 40}, 15),
-    ("4d", ["Ana", "Ben"], {"target": 40, "fifth_die": True}, 16),
+    pytest.param("regles-21", ["Ana", "Ben"], {"pot": 3}, 11, id="regles-21"),
+    pytest.param("tim-11", ["Ana", "Ben", "Cleo"], {"pot": 3}, 12, id="tim-11"),
+    pytest.param("classique-10", ["Ana", "Ben"], {"pot": 3}, 13, id="classique-10"),
+    pytest.param("kyt-11", ["Ana", "Ben"], {"pot": 5}, 14, id="kyt-11"),
+    pytest.param("4d", ["Ana", "Ben"], {"target": 40}, 15, id="4d"),
+    pytest.param("4d", ["Ana", "Ben"], {"target": 40, "fifth_die": True}, 16, id="4d-fifth"),
+    pytest.param("4d", ["Ana", "Ben"], {"target": 60}, 5, id="4d-turn-ambiguous",
+                 marks=AMBIGUOUS_4D),
 ]
 
 
-@pytest.mark.parametrize(("preset", "players", "knobs", "seed"), GAMES,
-                         ids=[f"{g[0]}{'-fifth' if g[2].get('fifth_die') else ''}"
-                              for g in GAMES])
+@pytest.mark.parametrize(("preset", "players", "knobs", "seed"), GAMES)
 def test_a_whole_game_through_the_tray(towers: Callable[..., Tower], preset: str,
                                        players: list[str], knobs: dict[str, Any],
                                        seed: int) -> None:
@@ -291,9 +259,9 @@ def test_camera_unplugged_and_back(towers: Callable[..., Tower]) -> None:
     assert shown["camera"] == "down"
     assert shown["notice"]["code"] == "camera_error"
     assert shown["status"] == "error" and tower.tower.status.status == "error"
-    # Still unplugged: the tower keeps trying (not before its retry delay) and keeps the error.
-    deadline = time.monotonic() + 1.2
-    while time.monotonic() < deadline:
+    # Still unplugged: the tower tries again (after its retry delay) and keeps the error.
+    deadline = time.monotonic() + 10
+    while tower.controller.stats["camera_errors"] < 2 and time.monotonic() < deadline:
         tower.frames(1)
     assert tower.controller.stats["camera_errors"] >= 2
     assert tower.board.tower()["camera"] == "down"

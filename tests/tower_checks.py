@@ -4,19 +4,25 @@
 rules engines, so the game the tower shows can be compared with what the rules say of the
 inputs it wrote down. `audit_tokens` accounts for every token: the tokens on the table (the
 `TokenTray` file, read line by line), the journal's token ledger and the engine's
-``tokens_from_pot`` effects must all agree.
+``tokens_from_pot`` effects must all agree. `Scoreboard` reads the served scoreboard over HTTP
+and acts on it as the game master, with the PIN, the session cookie and the CSRF token.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import urllib.error
+import urllib.request
 from collections import Counter
 from dataclasses import dataclass, field
+from http.cookiejar import CookieJar
 from pathlib import Path
 from typing import Any
 
 from firmware_host.rules import Game, new_game
+
+PIN = "246810"  # the game master's PIN of the scoreboards the tests serve
 
 
 @dataclass
@@ -49,11 +55,11 @@ def journal_actions(db_path: Path) -> list[tuple[int, dict[str, Any]]]:
 def ledger_rows(db_path: Path) -> list[dict[str, Any]]:
     db = sqlite3.connect(db_path)
     try:
-        rows = db.execute("SELECT id, action, seat, requested, delivered, state FROM dispenses "
-                          "ORDER BY id").fetchall()
+        rows = db.execute("SELECT id, action, seat, requested, delivered, state, note "
+                          "FROM dispenses ORDER BY id").fetchall()
     finally:
         db.close()
-    keys = ("id", "action", "seat", "requested", "delivered", "state")
+    keys = ("id", "action", "seat", "requested", "delivered", "state", "note")
     return [dict(zip(keys, row, strict=True)) for row in rows]
 
 
@@ -141,3 +147,35 @@ def audit_tokens(db_path: Path, tokens_path: Path, *, cut_off: bool = False,
         if settled and row["action"] in replayed.live and row["state"] != "done":
             problems.append(f"dispense {row}: still due at the end")
     return problems
+
+
+class Scoreboard:
+    """An HTTP client of the served scoreboard, with a session (cookies) and its CSRF token."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+        self.csrf = ""
+
+    def get(self, path: str) -> dict[str, Any]:
+        with self.opener.open(self.url + path, timeout=10) as response:
+            return json.loads(response.read())
+
+    def post(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        request = urllib.request.Request(
+            self.url + path, data=json.dumps(body).encode(), method="POST",
+            headers={"Content-Type": "application/json", "X-CSRF-Token": self.csrf})
+        try:
+            with self.opener.open(request, timeout=10) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as err:
+            return err.code, json.loads(err.read() or b"{}")
+
+    def login(self, pin: str = PIN) -> None:
+        self.csrf = self.get("api/session")["csrf"]
+        status, body = self.post("api/admin/login", {"pin": pin})
+        assert status == 200, body
+        self.csrf = body["csrf"]
+
+    def tower(self) -> dict[str, Any]:
+        return self.get("api/state")["tower"] or {}

@@ -45,7 +45,11 @@ class Life:
 
     def __init__(self, spec: dict[str, Any]) -> None:
         self.spec = spec
-        self.log_file = open(spec["log"], "a", encoding="utf-8")  # noqa: SIM115
+        self.log_file = open(spec["log"], "a+", encoding="utf-8")  # noqa: SIM115
+        if self.log_file.tell():
+            self.log_file.seek(self.log_file.tell() - 1)
+            if self.log_file.read(1) != "\n":
+                self.log_file.write("\n")  # the last life died in the middle of a line
         self.tray_path = Path(spec["tray"])
         # Two frames of dice in flight instead of four: the motion is seen all the same.
         simulated.TUMBLE_FRAMES = 2

@@ -74,8 +74,13 @@ def _run(args: argparse.Namespace) -> int:
         return _fail(str(err))
     if not 0 <= args.port < 65536:
         return _fail(f"--port must be 0..65535, not {args.port}")
-    if args.pin is not None and not (args.pin.isdigit() and len(args.pin) >= 4):
-        return _fail("--pin must be at least 4 digits")
+    if args.pin is not None:
+        from firmware_host.scoreboard.auth import check_pin
+
+        try:
+            check_pin(args.pin)
+        except ValueError as err:
+            return _fail(f"--pin: {err}")
     journal = args.journal or default_demo_journal()
     options = DemoOptions(preset=args.preset, players=players, knobs=knobs, seed=args.seed,
                           fast=args.fast, games=args.games, journal=journal, host=args.host,

@@ -29,7 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--pin",
         default=os.environ.get(PIN_ENV),
-        help=f"game master's PIN (default: ${PIN_ENV}, else a random one, printed)",
+        help=f"game master's PIN, at least 4 digits (default: ${PIN_ENV}, else a random one, "
+        "printed)",
     )
     parser.add_argument(
         "--lang", choices=("fr", "en"), default="fr", help="default page language (default: fr)"
@@ -50,12 +51,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from firmware_host.scoreboard.app import create_app
+    from firmware_host.scoreboard.auth import check_pin
     from firmware_host.scoreboard.network import hostname, qr_terminal, scoreboard_urls
     from firmware_host.scoreboard.server import make_server, run_until_stopped
 
-    if args.pin is not None and not args.pin.strip():
-        print("dicetower serve: the PIN cannot be empty", file=sys.stderr)
-        return 2
+    if args.pin is not None:
+        try:
+            check_pin(args.pin)
+        except ValueError as err:
+            print(f"dicetower serve: --pin (or ${PIN_ENV}): {err}", file=sys.stderr)
+            return 2
     if not 0 < args.port < 65536:
         print(f"dicetower serve: --port must be 1..65535, not {args.port}", file=sys.stderr)
         return 2
@@ -71,7 +76,7 @@ def _run(args: argparse.Namespace) -> int:
 
     path = args.journal or default_journal()
     try:
-        journal = Journal(path)
+        journal = Journal(path, exclusive=True)
     except JournalError as err:
         print(f"dicetower serve: {err}", file=sys.stderr)
         return 2

@@ -84,7 +84,8 @@ def _open(config: TowerConfig, closers: list[Callable[[], None]], new_game: bool
     tower = _tower(config)
     closers.append(tower.close)
     try:
-        journal = Journal(config.journal, max_image_bytes=int(config.max_images_mb * MEGABYTE))
+        journal = Journal(config.journal, max_image_bytes=int(config.max_images_mb * MEGABYTE),
+                          exclusive=True)
     except JournalError as err:
         raise StartError(str(err)) from None
     closers.append(journal.close)

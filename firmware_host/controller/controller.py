@@ -30,7 +30,7 @@ from firmware_host.controller import messages
 from firmware_host.controller.dispenser import TokenDispenser
 from firmware_host.controller.journal import Dispense, Journal
 from firmware_host.controller.referee import Call, judge_421, zone_of
-from firmware_host.controller.replay import Origins, replay_action
+from firmware_host.controller.replay import Origins, last_throw, replay_action
 from firmware_host.controller.settle import Outcome, SettleWatcher, same_reading
 from firmware_host.controller.square import SquareTracker
 from firmware_host.controller.tower_lights import show_game
@@ -96,7 +96,8 @@ class Controller:
                         knobs: dict[str, Any] | None = None, *, new: bool = False) -> bool:
         """Resume the journal's game (True), or start ``preset`` with ``players`` (False).
 
-        A finished game is not resumed: a new one starts. ``new`` starts one in any case.
+        A finished game is not resumed: a new one starts, unless it still owes tokens (then it
+        stays, over, until they are paid: True). ``new`` starts one in any case.
         """
         resumed = False
         actions = self.journal.actions_since_last_game()
@@ -107,9 +108,12 @@ class Controller:
             snapshot = self.store.snapshot()
             resumed = bool(snapshot.get("game")) and not snapshot.get("ended")
             if resumed and (snapshot.get("game") or {}).get("game") == "421":
-                self._left_over = _last_throw(self.store.history())
+                self._left_over = last_throw(self.store.history())
         self.store.set_journal(self._record)
         self.store.add_listener(self._changed)
+        due = self.journal.dispenses(("intended", "started", "doubt"))
+        if not resumed and not new and any(self.origins.live(row.action) for row in due):
+            resumed = True  # a new game now would void the tokens its last inputs took
         if not resumed:
             self.store.start_game(preset, list(players), dict(knobs or {}) or None)
         doubts = self.journal.mark_cut_off()
@@ -296,14 +300,12 @@ class Controller:
     def _seen_already(self, dice: tuple[Die, ...], view: dict[str, Any]) -> bool:
         """Whether the tray shows the dice of the last throw taken, untouched since."""
         if self._judged is not None:
-            # Looked at again with no motion seen (camera back, new game, end of a pause):
-            # the same dice are the same throw; other dice were thrown while it looked away.
-            # In 421 thrown dice land anywhere: the same dice at the same places after motion
-            # are the same throw too (a bumped tray, a kept die turned and put back), never
-            # the next player's. 4D dice keep four spots, so a move can end where one began.
-            if not same_reading(dice, self._judged):
-                return False
-            return not self._moved or view.get("game") != "4d"
+            # The same dice at the same places are the same throw: looked at again (camera
+            # back, new game, end of a pause), or after a bump or a kept die turned and put
+            # back (thrown 421 dice land anywhere). 4D dice keep four spots: after motion, a
+            # move can end where one began.
+            same = same_reading(dice, self._judged)
+            return same and (not self._moved or view.get("game") != "4d")
         left, self._left_over = self._left_over, None
         if left is None:
             return False
@@ -311,10 +313,9 @@ class Controller:
         zones = [zone_of(d, self.profile) for d in dice]
         rolled = sorted((d.value for d, z in zip(dice, zones, strict=True) if z == "roll"),
                         key=lambda v: -(v or 0))
-        if rolled == left[0] and zones.count("keep") == left[1]:
-            self._judged = dice
-            return True
-        return False
+        as_left = rolled == left[0] and zones.count("keep") == left[1]
+        self._judged = dice if as_left else None
+        return as_left
 
     def _judge(self, dice: tuple[Die, ...], view: dict[str, Any]) -> Call:
         if view.get("game") == "4d":
@@ -496,12 +497,3 @@ class Controller:
             self._last_beat = now
             self.heartbeat()
 
-
-
-def _last_throw(history: dict[str, Any]) -> tuple[list[int], int] | None:
-    """(faces thrown, dice kept) of the last throw in the store's history, if any."""
-    for entry in reversed(history.get("entries", [])):
-        event = entry.get("event") or {}
-        if event.get("type") == "throw":
-            return sorted(event.get("faces", []), reverse=True), len(event.get("keep", []))
-    return None

@@ -98,7 +98,7 @@ class Demo:
                                     tokens=max(0, options.hopper_tokens - dropped),
                                     on_drop=self.tokens.drop)
         self.store = GameStore()
-        self.journal = Journal(options.journal)
+        self.journal = Journal(options.journal, exclusive=True)
         self.profile = self.tray.profile()
         self.controller = Controller(self.camera, self.tower, self.store, self.journal,
                                      profile=self.profile, hold=options.hold,

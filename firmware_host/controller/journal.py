@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x44544F57  # "DTOW": tells our files from any other SQLite database
@@ -91,11 +91,21 @@ class Dispense:
 class Journal:
     """An open journal file. Thread-safe: one connection, one lock."""
 
-    def __init__(self, path: str | Path, *, max_image_bytes: int = 200 * 1024 * 1024) -> None:
+    def __init__(self, path: str | Path, *, max_image_bytes: int = 200 * 1024 * 1024,
+                 exclusive: bool = False) -> None:
+        """Open (or create) the journal at ``path``. ``exclusive``: the game's one writer
+        (`run`, `demo`, `serve`); a second one on the same file is a `JournalError`, as two
+        towers appending to one game would make a game neither of them played."""
         self.path = Path(path)
         self.max_image_bytes = max_image_bytes
         self._lock = threading.RLock()
-        self._db = _open(self.path)
+        self._claim = _claim(self.path) if exclusive else None
+        try:
+            self._db = _open(self.path)
+        except BaseException:
+            if self._claim is not None:
+                self._claim.close()
+            raise
 
     # ------------------------------------------------------------------ inputs
 
@@ -265,6 +275,9 @@ class Journal:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            if self._claim is not None:
+                self._claim.close()  # closing the file releases the lock
+                self._claim = None
 
     def __enter__(self) -> Journal:
         return self
@@ -283,6 +296,35 @@ class Journal:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
                 raise
+
+
+def _claim(path: Path) -> IO[bytes] | None:
+    """Hold an exclusive lock beside the journal (``NAME.lock``) for as long as it is open.
+
+    The operating system releases it when the process ends, however it ends (a SIGKILL or a
+    power cut leaves no stale lock behind), which is why it is a kernel lock (``flock``) and not
+    a file whose existence means "taken". Where ``flock`` does not exist (Windows), no lock.
+    """
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    if path.is_dir():
+        raise JournalError(f"{path}: is a folder; give the journal a file name "
+                           "(e.g. journal.sqlite3)")
+    lock_path = path.with_name(path.name + ".lock")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(lock_path, "ab")  # noqa: SIM115 - held open until the journal closes
+    except OSError as exc:
+        raise JournalError(f"{path}: cannot lock the journal ({exc.strerror})") from None
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise JournalError(f"{path}: in use by another dicetower (run, serve or demo); stop "
+                           "it first, or point --journal elsewhere") from None
+    return handle
 
 
 def _open(path: Path) -> sqlite3.Connection:

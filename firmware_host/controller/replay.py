@@ -4,7 +4,7 @@
 first time (the engine is deterministic, so the same actions give the same game). `Origins`
 follows, for every entry of the engine's history, the journal action that made it: a dispense
 belongs to an action, and stays due only while that action's entry stands (not undone, not
-replaced by a correction).
+replaced by a correction). `last_throw` tells what a restarted tower may find in the tray.
 """
 
 from __future__ import annotations
@@ -54,3 +54,12 @@ class Origins:
     def live(self, action_id: int) -> bool:
         """Whether the entry made by ``action_id`` still stands in the game's history."""
         return action_id in self._ids
+
+
+def last_throw(history: dict[str, Any]) -> tuple[list[int], int] | None:
+    """(faces thrown, dice kept) of the last throw in a store's history (`GameStore.history`)."""
+    for entry in reversed(history.get("entries", [])):
+        event = entry.get("event") or {}
+        if event.get("type") == "throw":
+            return sorted(event.get("faces", []), reverse=True), len(event.get("keep", []))
+    return None

@@ -34,7 +34,7 @@ class TokenTray:
         self.counts: Counter[int] = Counter()
         if self.path is not None and self.path.exists():
             for line in self.path.read_text(encoding="utf-8").splitlines():
-                if line.strip().isdigit():
+                if line.strip().lstrip("-").isdigit():  # -1: a token no dispense asked for
                     self.counts[int(line)] += 1
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)  # beside a journal not made yet

@@ -6,11 +6,15 @@ whether a well-formed input is legal is the rules engine's call (`RuleError`, al
 
 from __future__ import annotations
 
+import json
+import unicodedata
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from firmware_host.rules import PRESETS
+from firmware_host.rules.factory import PLAYER_COUNTS
+from firmware_host.rules.knobs import game_kind
 from firmware_host.scoreboard.api import get_store
 from firmware_host.scoreboard.auth import (
     admin_required,
@@ -24,8 +28,13 @@ from firmware_host.scoreboard.store import StoreError
 
 admin = Blueprint("admin", __name__, url_prefix="/api/admin")
 
-MAX_PLAYERS = 12
+# How many players a game takes is the rules engine's rule, stated once: `PLAYER_COUNTS`.
 MAX_NAME_LENGTH = 24
+MAX_JSON_DEPTH = 8  # the deepest admin body is an object holding a list
+# Unicode categories refused in names: controls (Cc), format characters (Cf: the bidi
+# overrides and isolates, zero-width characters...), lone surrogates (Cs), line and
+# paragraph separators (Zl, Zp).
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 MAX_DICE = 6  # more than any game uses; the engine refuses what its game does not allow
 # SQLite's largest integer: a bigger id cannot name a dispense, so it is simply not found.
 MAX_ROW_ID = 2**63 - 1
@@ -33,12 +42,65 @@ ROTATIONS = ("cw", "ccw")  # 4D: which way the mover turns the square after a mo
 
 
 def _body() -> dict[str, Any]:
-    data = request.get_json(silent=True)
-    if data is None:
-        data = {} if not request.get_data() else None
+    """The request's JSON object ({} for an empty body), or a 400 saying what is wrong."""
+    raw = request.get_data(cache=True)
+    if not raw:
+        return {}
+    if not request.is_json:
+        raise ApiError(400, "bad_json", "the body must be JSON (Content-Type: application/json)")
+    try:
+        data = json.loads(raw)
+    except RecursionError:
+        # Thousands of nested brackets fit under the size cap and exhaust the parser's stack.
+        raise ApiError(400, "bad_json", "the body is nested too deeply") from None
+    except ValueError:  # not JSON, or not UTF-8 (UnicodeDecodeError is a ValueError)
+        raise ApiError(400, "bad_json", "the body is not valid JSON") from None
     if not isinstance(data, dict):
         raise ApiError(400, "bad_json", "the body must be a JSON object")
+    if _depth(data) > MAX_JSON_DEPTH:
+        # Parsed, but deep enough to break whatever walks it next (the journal's encoder).
+        raise ApiError(400, "bad_json", "the body is nested too deeply")
     return data
+
+
+def _depth(value: Any) -> int:
+    """How deeply lists and objects nest in `value`; iterative, so any depth is safe."""
+    deepest = 0
+    pending = [(value, 1)]
+    while pending:
+        item, level = pending.pop()
+        if isinstance(item, dict):
+            children = list(item.values())
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, level)
+        if level > MAX_JSON_DEPTH:
+            break  # already too deep: no need to walk the rest
+        pending.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def _player_name(value: Any) -> str:
+    """A player's name, trimmed; refused when it is empty, too long or hides characters."""
+    if not isinstance(value, str):
+        raise _bad("players", "each player is a name (text)")
+    name = value.strip()
+    if not name:
+        raise _bad("players", "every player needs a name")
+    if len(name) > MAX_NAME_LENGTH:
+        raise _bad("players", f"names of at most {MAX_NAME_LENGTH} characters")
+    for char in name:
+        if unicodedata.category(char) in HIDDEN_CATEGORIES:
+            # Control and format characters (U+202E reverses the text after it, zero-width
+            # ones hide) would let one name pass for another on the board.
+            raise _bad(
+                "players",
+                f"{name!a} contains an invisible or control character "
+                f"(U+{ord(char):04X}): use letters, digits, spaces and punctuation",
+            )
+    return name
 
 
 def _bad(field: str, why: str) -> ApiError:
@@ -115,15 +177,12 @@ def start_game() -> Response:
     if not isinstance(preset, str) or preset not in PRESETS:
         raise _bad("preset", f"one of {', '.join(sorted(PRESETS))}")
     players = data.get("players")
-    if (
-        not isinstance(players, list)
-        or not 1 <= len(players) <= MAX_PLAYERS
-        or not all(isinstance(p, str) and p.strip() for p in players)
-    ):
-        raise _bad("players", f"a list of 1 to {MAX_PLAYERS} names, in seat order")
-    names = [p.strip() for p in players]
-    if any(len(n) > MAX_NAME_LENGTH for n in names):
-        raise _bad("players", f"names of at most {MAX_NAME_LENGTH} characters")
+    low, high = PLAYER_COUNTS[game_kind(preset)]
+    counts = f"exactly {low}" if low == high else f"{low} to {high}"
+    if not isinstance(players, list) or not low <= len(players) <= high:
+        raise _bad("players", f"{preset} is played by {counts} players: a list of names, "
+                   "in seat order")
+    names = [_player_name(p) for p in players]
     if len(set(names)) != len(names):
         raise _bad("players", "two players have the same name")
     knobs = data.get("knobs") or {}
@@ -138,6 +197,8 @@ def start_game() -> Response:
 def throw() -> Response:
     data = _body()
     event: dict[str, Any] = {"type": "throw", "faces": _faces(data)}
+    if _rotation(data) is not None:
+        raise _bad("rotate", "only a 4D turn turns the square (POST /api/admin/turn)")
     keep = _int_list(data, "keep", required=False)
     if keep:
         event["keep"] = keep

@@ -7,7 +7,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from firmware_host.rules import KNOBS, PRESETS
 from firmware_host.scoreboard.auth import csrf_token, is_admin
 from firmware_host.scoreboard.errors import ApiError
-from firmware_host.scoreboard.sse import ClientLimit, StateStream
+from firmware_host.scoreboard.sse import CLIENT_FULL, ClientLimit, StateStream
 from firmware_host.scoreboard.store import GameStore
 
 api = Blueprint("api", __name__, url_prefix="/api")
@@ -69,7 +69,18 @@ def frame() -> Response:
 @api.get("/events")
 def events() -> Response:
     limit: ClientLimit = current_app.extensions["dicetower.sse_limit"]
-    if not limit.acquire():
+    client = request.remote_addr or "unknown"
+    keepalive = float(current_app.config["SSE_KEEPALIVE"])
+    poll = float(current_app.config["SSE_DISCONNECT_POLL"])
+    refused = limit.acquire(client)
+    if refused == CLIENT_FULL:
+        raise ApiError(
+            503, "too_many_streams",
+            f"too many live pages open from this address ({limit.per_client}): close some, "
+            "or retry later",
+            headers={"Retry-After": "10"},
+        )
+    if refused is not None:
         raise ApiError(
             503, "too_many_clients", f"too many live pages open ({limit.maximum}): retry later",
             headers={"Retry-After": "10"},
@@ -78,7 +89,11 @@ def events() -> Response:
         get_store(),
         limit,
         request.headers.get("Last-Event-ID"),
-        float(current_app.config["SSE_KEEPALIVE"]),
+        keepalive,
+        client=client,
+        # Waitress sets this (see server.py); other servers leave it to the keep-alive writes.
+        disconnected=request.environ.get("waitress.client_disconnected"),
+        poll=poll,
     )
     response = Response(stream, mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache, no-store"

@@ -10,7 +10,7 @@ from flask import Flask, Response
 
 from firmware_host.scoreboard.admin import admin
 from firmware_host.scoreboard.api import api
-from firmware_host.scoreboard.auth import FailureLimiter, generate_pin
+from firmware_host.scoreboard.auth import FailureLimiter, check_pin, generate_pin
 from firmware_host.scoreboard.errors import register_error_handlers
 from firmware_host.scoreboard.i18n import DEFAULT_LANGUAGE
 from firmware_host.scoreboard.pages import pages
@@ -23,9 +23,13 @@ DEFAULTS: dict[str, Any] = {
     "SCOREBOARD_PUBLIC_URL": None,  # the URL in the QR code; None: the one the page came from
     "SCOREBOARD_HOSTNAME": None,  # shown beside the QR code; None: this machine's hostname
     "SSE_MAX_CLIENTS": 100,  # each open page holds one server thread
+    "SSE_MAX_PER_CLIENT": 8,  # streams open at once from one address
     "SSE_KEEPALIVE": 15.0,  # seconds between keep-alive comments
-    "LOGIN_MAX_FAILURES": 5,
-    "LOGIN_WINDOW": 300.0,  # seconds
+    "SSE_DISCONNECT_POLL": 0.5,  # seconds between checks that a stream's client is still there
+    "LOGIN_MAX_FAILURES": 5,  # wrong PINs in a row from one address before it must wait
+    "LOGIN_LOCKOUT": 5.0,  # seconds of the first wait, doubled with each further wrong PIN
+    "LOGIN_MAX_LOCKOUT": 300.0,  # the longest wait
+    "LOGIN_WINDOW": 300.0,  # seconds without a wrong PIN after which an address starts afresh
     "SESSION_COOKIE_HTTPONLY": True,
     "SESSION_COOKIE_SAMESITE": "Strict",
     "MAX_CONTENT_LENGTH": 16 * 1024,  # every admin request is a few hundred bytes
@@ -61,6 +65,7 @@ def create_app(
     `config` overrides `DEFAULTS` and Flask's own settings (``SECRET_KEY``, ``TESTING``...).
     `tower` is the running tower, if any: without one (``dicetower serve`` alone) the
     game master's tower actions answer 409.
+    Raises ValueError for a ``SCOREBOARD_PIN`` that is not a PIN (see `auth.check_pin`).
     """
     app = Flask(__name__)
     app.config.from_mapping(DEFAULTS)
@@ -69,16 +74,24 @@ def create_app(
     if not app.config.get("SECRET_KEY"):
         # Sessions last as long as the process: a restart logs the game master out.
         app.config["SECRET_KEY"] = secrets.token_hex(32)
-    if not app.config["SCOREBOARD_PIN"]:
+    if app.config["SCOREBOARD_PIN"] is None:
         app.config["SCOREBOARD_PIN"] = generate_pin()
-    app.config["SCOREBOARD_PIN"] = str(app.config["SCOREBOARD_PIN"])
+    try:
+        app.config["SCOREBOARD_PIN"] = check_pin(app.config["SCOREBOARD_PIN"])
+    except ValueError as err:
+        raise ValueError(f"SCOREBOARD_PIN: {err}") from None
 
     app.extensions["dicetower.store"] = store if store is not None else GameStore()
     app.extensions["dicetower.tower"] = tower
     app.extensions["dicetower.limiter"] = FailureLimiter(
-        int(app.config["LOGIN_MAX_FAILURES"]), float(app.config["LOGIN_WINDOW"])
+        int(app.config["LOGIN_MAX_FAILURES"]),
+        float(app.config["LOGIN_WINDOW"]),
+        lockout=float(app.config["LOGIN_LOCKOUT"]),
+        max_lockout=float(app.config["LOGIN_MAX_LOCKOUT"]),
     )
-    app.extensions["dicetower.sse_limit"] = ClientLimit(int(app.config["SSE_MAX_CLIENTS"]))
+    app.extensions["dicetower.sse_limit"] = ClientLimit(
+        int(app.config["SSE_MAX_CLIENTS"]), int(app.config["SSE_MAX_PER_CLIENT"])
+    )
 
     app.register_blueprint(api)
     app.register_blueprint(admin)

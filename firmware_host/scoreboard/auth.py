@@ -2,7 +2,8 @@
 
 Everyone can read; every changing request (login included) needs the session's CSRF token in
 the ``X-CSRF-Token`` header, and every game action needs a session unlocked with the PIN.
-PINs are compared in constant time, and failed attempts are limited per client address.
+PINs are compared in constant time, and wrong PINs make their client address wait, longer
+with each one (`FailureLimiter`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import hmac
 import secrets
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -28,6 +28,21 @@ CSRF_HEADER = "X-CSRF-Token"
 def generate_pin(digits: int = 6) -> str:
     """A random numeric PIN, easy to type on a phone."""
     return "".join(secrets.choice("0123456789") for _ in range(digits))
+
+
+PIN_MIN_DIGITS = 4
+
+
+def check_pin(pin: object) -> str:
+    """`pin` as text when it is a PIN (at least `PIN_MIN_DIGITS` digits 0-9); else ValueError."""
+    text = str(pin) if isinstance(pin, int) and not isinstance(pin, bool) else pin
+    if not isinstance(text, str) or not (
+        text.isascii() and text.isdigit() and len(text) >= PIN_MIN_DIGITS
+    ):
+        raise ValueError(
+            f"the PIN must be at least {PIN_MIN_DIGITS} digits (0-9), not {pin!r}"
+        )
+    return text
 
 
 def pin_matches(given: str, expected: str) -> bool:
@@ -81,39 +96,80 @@ def admin_required(view: F) -> F:
 
 
 class FailureLimiter:
-    """At most `max_failures` failed logins per client address in a sliding `window` (s)."""
+    """Wrong PINs per client address, answered by a wait that grows with each one.
+
+    The first `max_failures` wrong PINs in a row cost nothing; the last of them starts a
+    `lockout` (seconds), and each further one doubles it, up to `max_lockout`. A brute force
+    is slowed to one guess per `max_lockout`, while a game master who mistyped a few times
+    waits seconds, not minutes. The count starts afresh after a right PIN, or once the wait
+    is over and `window` more seconds have passed without a wrong PIN.
+    """
 
     def __init__(
-        self, max_failures: int, window: float, clock: Callable[[], float] = time.monotonic
+        self,
+        max_failures: int,
+        window: float,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        lockout: float = 5.0,
+        max_lockout: float = 300.0,
     ) -> None:
         self.max_failures = max_failures
         self.window = window
+        self.lockout = lockout
+        self.max_lockout = max_lockout
         self._clock = clock
-        self._failures: dict[str, deque[float]] = {}
+        self._failures: dict[str, tuple[int, float]] = {}  # client: (count, last failure)
         self._lock = threading.Lock()
+
+    def failures(self, client: str) -> int:
+        """Wrong PINs in a row from `client` that still count."""
+        with self._lock:
+            return self._current(client, self._clock())[0]
+
+    def lock_for(self, failures: int) -> float:
+        """The wait (s) after `failures` wrong PINs in a row."""
+        extra = failures - self.max_failures
+        if extra < 0:
+            return 0.0
+        # min() on the exponent first: a long siege must not build a huge float.
+        return min(self.lockout * 2.0 ** min(extra, 64), self.max_lockout)
 
     def retry_after(self, client: str) -> float:
         """Seconds until `client` may try again (0 when it may try now)."""
         with self._lock:
-            failures = self._recent(client)
-            if len(failures) < self.max_failures:
-                return 0.0
-            return max(0.0, failures[0] + self.window - self._clock())
+            now = self._clock()
+            count, last = self._current(client, now)
+            return max(0.0, last + self.lock_for(count) - now) if count else 0.0
 
     def record_failure(self, client: str) -> None:
         with self._lock:
-            self._recent(client).append(self._clock())
+            now = self._clock()
+            count, _ = self._current(client, now)
+            self._failures[client] = (count + 1, now)
+            self._forget_stale(now)
 
     def reset(self, client: str) -> None:
         with self._lock:
             self._failures.pop(client, None)
 
-    def _recent(self, client: str) -> deque[float]:
-        failures = self._failures.setdefault(client, deque())
-        horizon = self._clock() - self.window
-        while failures and failures[0] <= horizon:
-            failures.popleft()
-        return failures
+    def _current(self, client: str, now: float) -> tuple[int, float]:
+        count, last = self._failures.get(client, (0, 0.0))
+        if count and now - last >= self._memory(count):
+            self._failures.pop(client, None)
+            return 0, 0.0
+        return count, last
+
+    def _memory(self, count: int) -> float:
+        # The quiet window starts when the wait ends: forgetting sooner would hand a patient
+        # guesser a fresh set of free tries after each longest wait.
+        return self.lock_for(count) + self.window
+
+    def _forget_stale(self, now: float) -> None:
+        # Addresses that stopped trying are dropped, so the table cannot grow without end.
+        stale = [c for c, (n, last) in self._failures.items() if now - last >= self._memory(n)]
+        for client in stale:
+            del self._failures[client]
 
 
 def log_in(pin: str) -> None:
@@ -128,6 +184,13 @@ def log_in(pin: str) -> None:
         )
     if not pin_matches(pin, current_app.config["SCOREBOARD_PIN"]):
         limiter.record_failure(client)
+        wait = limiter.retry_after(client)
+        if wait > 0:
+            seconds = int(wait) + 1
+            raise ApiError(
+                401, "wrong_pin", f"wrong PIN: the next try is possible in {seconds} s",
+                headers={"Retry-After": str(seconds)},
+            )
         raise ApiError(401, "wrong_pin", "wrong PIN")
     limiter.reset(client)
     session["admin"] = True

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import posixpath
+import re
 from typing import Any
 
 from flask import Flask, Response, jsonify, request
@@ -50,6 +52,19 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def http_error(err: HTTPException) -> Any:
-        if not request.path.startswith("/api/"):
-            return err
+        if not is_api_path(request.path):
+            return err  # the pages and their files keep Flask's HTML errors
         return error_response(err.code or 500, err.name.lower().replace(" ", "_"), err.description)
+
+
+def is_api_path(path: str) -> bool:
+    """Whether `path` is under /api as written or as a browser would resolve it.
+
+    So ``/api`` itself, ``//api/x``, ``/static/../api/x`` and ``/api/../x`` all answer the
+    API's JSON errors.
+    """
+    merged = re.sub("/+", "/", "/" + path)
+    return any(
+        candidate == "/api" or candidate.startswith("/api/")
+        for candidate in (merged, posixpath.normpath(merged))
+    )

@@ -4,6 +4,10 @@ Each open live page holds one waitress thread for as long as it stays open, so t
 pool is sized from ``SSE_MAX_CLIENTS`` with a few spare threads for ordinary requests.
 Waitress flushes every write at once (``send_bytes`` is 1 by default), so each event leaves
 as soon as the stream yields it.
+
+Channels stay readable while a request runs (``channel_request_lookahead``), so waitress sees a
+client close its connection at once and ``waitress.client_disconnected`` turns true: a live
+stream then ends and frees its thread and its slot without waiting for a write to fail.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ def make_server(app: Flask, host: str = "0.0.0.0", port: int = 8000, **adjustmen
         "connection_limit": threads + 50,
         "ident": "dicetower",
         "clear_untrusted_proxy_headers": True,
+        "channel_request_lookahead": 1,  # see the module docstring
     }
     options.update(adjustments)
     return create_server(app, host=host, port=port, **options)
