@@ -13,9 +13,10 @@ dicetower uses only:
   same Tower on mock pins with millisecond timings, hoppers that drop tokens through a mock
   break-beam, and `press(name)` for the buttons.
 
-Modules: `pinmap` (the TOML file), `factory` (pin factory choice), `lights`, `buttons`,
-`dispenser`, `tower` (the interface), `simulation` (mock hoppers and buttons), `walkthrough`
-(`dicetower hw-test`), `wiring` (the wiring table in docs/hardware.md).
+Modules: `pinmap` (the TOML file) and `pinmap_model` (what it is read into), `factory` (pin
+factory choice), `lights`, `buttons`, `dispenser`, `tower` (the interface), `simulation` (mock
+hoppers and buttons), `walkthrough` (`dicetower hw-test`), `wiring` (the wiring table in
+docs/hardware.md).
 
 Names are imported lazily so that reading a pin map does not load gpiozero.
 """
