@@ -186,3 +186,31 @@ def test_a_huge_image_is_read_in_input_pixels() -> None:
         assert math.dist(nearest.center, expected) < 0.5 * truth.side * 10
         corners = np.array(nearest.corners)
         assert np.linalg.norm(corners[0] - corners[2]) > 0.8 * truth.side * 10
+
+
+@pytest.mark.parametrize("profile_text", ['{"zones": 5}', '{"dice_colors": [["red"]]}',
+                                          '{"die_side": -3}', '{"background": 7}', '[1, 2]'])
+def test_read_command_says_once_what_is_wrong_with_a_profile(
+    tmp_path, tray_png, capsys, profile_text: str
+) -> None:
+    good, _ = tray_png
+    profile = tmp_path / "profile.json"
+    profile.write_text(profile_text)
+    assert dicetower(["read", str(good), "--profile", str(profile)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.count(str(profile)) == 1
+
+
+def test_read_command_annotate_must_be_a_folder_it_can_make(tmp_path, tray_png, capsys) -> None:
+    good, _ = tray_png
+    existing = tmp_path / "out.png"
+    existing.write_text("not a folder")
+    assert dicetower(["read", str(good), "--annotate", str(existing)]) == 2
+    assert "is a file" in capsys.readouterr().err
+    blocked = existing / "below"
+    assert dicetower(["read", str(good), "--annotate", str(blocked)]) == 2
+    err = capsys.readouterr().err
+    assert "cannot create it" in err and err.count("\n") == 1
+    made = tmp_path / "annotated"
+    assert dicetower(["read", str(good), "--annotate", str(made)]) == 0
+    assert (made / (good.stem + ".png")).is_file()

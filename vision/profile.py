@@ -138,15 +138,30 @@ class Profile:
         unknown = set(data) - known
         if unknown:
             raise ValueError(f"unknown profile fields: {', '.join(sorted(unknown))}")
-        return cls(
-            dice_colors=[tuple(map(float, c)) for c in data.get("dice_colors") or []],
-            pip_polarity=data.get("pip_polarity"),
-            die_side=None if data.get("die_side") is None else float(data["die_side"]),
-            background=data.get("background"),
-            zones=[[tuple(map(float, p)) for p in zone] for zone in data.get("zones") or []],
-            keep_zone=[tuple(map(float, p)) for p in data["keep_zone"]]
-            if data.get("keep_zone") else None,
-        )
+        field_name = ""
+        try:
+            field_name = "dice_colors"
+            dice_colors = [tuple(map(float, c)) for c in data.get("dice_colors") or []]
+            field_name = "die_side"
+            die_side = None if data.get("die_side") is None else float(data["die_side"])
+            field_name = "zones"
+            zones = [[tuple(map(float, p)) for p in zone] for zone in data.get("zones") or []]
+            field_name = "keep_zone"
+            keep_zone = ([tuple(map(float, p)) for p in data["keep_zone"]]
+                         if data.get("keep_zone") else None)
+            field_name = "background"
+            background = data.get("background")
+            if background is not None and not isinstance(background, str):
+                raise TypeError("a file name is text")
+            field_name = ""  # the checks of __post_init__ name their own field
+            return cls(dice_colors=dice_colors, pip_polarity=data.get("pip_polarity"),
+                       die_side=die_side, background=background, zones=zones,
+                       keep_zone=keep_zone)
+        except (TypeError, ValueError) as exc:
+            if not field_name:
+                raise
+            raise ValueError(f"profile field {field_name!r} is not what it should be "
+                             f"({exc})") from None
 
     def save(self, path: str | os.PathLike[str]) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
@@ -161,7 +176,10 @@ class Profile:
             raise ValueError(f"{path}: cannot read profile ({exc})") from exc
         if not isinstance(data, dict):
             raise ValueError(f"{path}: a profile is a JSON object")
-        profile = cls.from_dict(data)
+        try:
+            profile = cls.from_dict(data)
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
         if profile.background and not Path(profile.background).is_absolute():
             profile.background = str(file.parent / profile.background)
         return profile

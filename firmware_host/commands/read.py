@@ -43,14 +43,27 @@ def run(args: argparse.Namespace) -> int:
     profile = None
     if args.profile:
         try:
-            profile = Profile.load(args.profile)
+            profile = Profile.load(args.profile)  # its errors name the file
+        except ValueError as exc:
+            print(f"dicetower read: {exc}", file=sys.stderr)
+            return 2
+        try:
             profile.background_image()  # a missing empty tray is told now, not per image
-        except ValueError as exc:  # an ImageError too
+        except ValueError as exc:  # an ImageError: it names the image, not the profile
             print(f"dicetower read: {args.profile}: {exc}", file=sys.stderr)
             return 2
     out_dir = Path(args.annotate) if args.annotate else None
     if out_dir:
-        out_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            print(f"dicetower read: --annotate {out_dir}: is a file; give a folder for the "
+                  "annotated images", file=sys.stderr)
+            return 2
+        except OSError as exc:
+            print(f"dicetower read: --annotate {out_dir}: cannot create it ({exc.strerror})",
+                  file=sys.stderr)
+            return 2
     failed = 0
     for path in args.images:
         try:
