@@ -111,6 +111,12 @@ def test_dice_outside_the_zones_are_not_counted() -> None:
     assert zone_of(outside, PROFILE) == "outside"
     call = refusal(g, [*rolled(6, 2), outside])
     assert (call.refusal, call.values) == ("dice_count", {"expected": 3, "seen": 2})
+    # Out of the tray, a die that cannot be read is missing, not cocked.
+    cocked_outside = die(None, 464.0, 240.0, "cocked")
+    call = refusal(g, [*rolled(6, 2), cocked_outside])
+    assert (call.refusal, call.values) == ("dice_count", {"expected": 3, "seen": 2})
+    call = refusal(g, [*rolled(6), die(None, 280.0, 240.0, "cocked"), cocked_outside])
+    assert call.refusal == "cocked"
 
 
 # ---------------------------------------------------------------------- later throws

@@ -423,9 +423,9 @@ def test_refused_throws_move_nothing_and_the_game_goes_on(towers: Callable[..., 
     tower.finish()
 
 
-@pytest.mark.xfail(strict=True, reason="the referee refuses on any unsure die before it "
-                   "looks at zones: a die bounced out onto the rim, half out of the picture, "
-                   "is read as cocked and the players are told a die is cocked")
+@pytest.mark.xfail(strict=True, reason="a die bounced onto the rim, half out of the picture, "
+                   "is found with its visible half inside the roll zone and read as cocked: "
+                   "the throw is refused, but the players are told a die is cocked")
 def test_a_die_bounced_out_of_the_tray_is_a_wrong_dice_count(
         towers: Callable[..., Tower]) -> None:
     tower = towers("classique-10", ["Ana", "Ben"], {"pot": 5}, seed=52, habits=Habits.clean())

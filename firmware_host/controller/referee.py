@@ -67,10 +67,12 @@ def judge_421(dice: Sequence[Die], view: JSONDict, profile: Profile | None) -> C
         return Call.refuse("game_over")
     if not dice:
         return Call()  # an empty tray: the dice were picked up, nobody has thrown yet
-    unsure = unsure_refusal(dice)
+    zones = [zone_of(d, profile) for d in dice]
+    # A die out of the tray (on the rim, half out of the picture) is often unsure: it is
+    # missing from the throw, and the count says so, not its face.
+    unsure = unsure_refusal([d for d, z in zip(dice, zones, strict=True) if z != "outside"])
     if unsure is not None:
         return unsure
-    zones = [zone_of(d, profile) for d in dice]
     rolled = [d.value for d, z in zip(dice, zones, strict=True) if z == "roll"]
     kept = [d.value for d, z in zip(dice, zones, strict=True) if z == "keep"]
     assert all(v is not None for v in rolled + kept)
