@@ -7,8 +7,9 @@ SPEC names the journal, the game (preset, players, knobs, seed) and how this lif
 `KILL_POINTS`: the process sends itself SIGKILL at the N-th time it gets there; without a
 kill it plays the game to its end. What the tower did is appended to SPEC's ``log`` as JSON
 lines: the game as resumed (``start``), every change the store made (``change``), every
-accepted throw with what the tray held (``accepted``), the dispenses left in doubt, and the
-summary at the end (``end``). Lines are flushed as they are written, so they outlive the kill.
+accepted throw with what the tray held (``accepted``), the dispenses left in doubt and the
+game master's count of each (``confirmed``), and the summary at the end (``end``). Lines are
+flushed as they are written, so they outlive the kill.
 
 The tray is physical: the dice stay where they lie when the tower dies. Its state is kept in
 SPEC's ``tray`` file, and the next life starts with the same dice in it. Tokens that fell are
@@ -189,6 +190,14 @@ class Life:
                 check(frame, event)
 
         demo.controller.on_accept = accepted
+        confirm = demo.controller.confirm_dispense
+
+        def confirmed(dispense_id: int, delivered: int) -> Any:
+            self.write("confirmed", id=dispense_id, delivered=delivered,
+                       fell=demo.tokens.counts.get(dispense_id, 0))
+            return confirm(dispense_id, delivered)
+
+        demo.controller.confirm_dispense = confirmed  # type: ignore[method-assign]
         self.arm()
         try:
             demo.start()
