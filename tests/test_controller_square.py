@@ -326,3 +326,42 @@ def test_a_seeded_game_moves_and_rotations_all_accepted() -> None:
         assert table.faces() == new
         faces = new
     assert table.view["moves"] == 16
+
+
+def _ambiguous_move() -> tuple[list[int], list[int], int]:
+    """(square faces, faces on the spots after a move, quarter) where the move reads as legal
+    both with the square left as it was and turned ``quarter`` quarters."""
+    rng = random.Random(4)
+    for _ in range(5000):
+        faces = [rng.randint(1, 6) for _ in range(4)]
+        for _, new in legal_results(faces, 0, False):
+            for quarter in (1, 3):
+                # Spots showing ``new`` unturned also read, turned back, as another move.
+                other = [new[(p + quarter) % 4] for p in range(4)]
+                if other != faces and check_move(faces, other, 0, False) is None:
+                    return faces, list(new), quarter
+    raise AssertionError("no ambiguous move found")
+
+
+@pytest.mark.parametrize("touched", [False, True])
+def test_a_move_legal_left_and_turned_is_told_by_the_dice_left_in_place(touched: bool) -> None:
+    faces, new, quarter = _ambiguous_move()
+    table = Table()
+    table.play(reading(faces, seed=2))
+    assert table.faces() == faces and table.near() == 0
+    places = list(table.tracker.places or [])
+    dice = []
+    for p, value in enumerate(new):
+        x, y = places[p]
+        if touched or value != faces[p]:
+            # A hand set this die down: a few pixels off where it lay (a turn moves them all).
+            x, y = x + 9.0 * (1 if p % 2 else -1), y + 7.0
+        dice.append(die(value, (x + 0.4, y - 0.3)))  # a still die reads within a pixel
+    call = table.judge(dice)
+    assert call.event is not None and call.event["type"] == "turn"
+    if touched:
+        assert call.event["faces"] == [new[(p + quarter) % 4] for p in range(4)]
+        assert call.event["rotate"] == {1: "cw", 3: "ccw"}[quarter]
+    else:
+        assert call.event["faces"] == new and "rotate" not in call.event
+    table.store.apply(call.event)  # the engine takes it

@@ -12,9 +12,10 @@ from above: the engine's ``"cw"``), or a quarter the other way, and:
 - the same faces at the same spots: nothing happened;
 - the same faces, turned: the rotation after the last move, when only one turn fits (repeated
   faces can fit both; then the rotation stays as given by the button or the scoreboard);
-- other faces: a move, if exactly one way of reading it is legal for the engine
-  (`check_move`), with the turn it implies; the square left as it was is preferred when more
-  than one fits; none legal: refused with the engine's reason.
+- other faces: a move, if a way of reading it is legal for the engine (`check_move`), with
+  the turn it implies; when it is legal both as left and as turned, the dice tell which: a
+  move leaves the dice it did not touch exactly in place, a turn sets every die down
+  elsewhere; none legal: refused with the engine's reason.
 
 The first throw numbers the positions clockwise on the picture from the die nearest the
 bottom-left (the fifth die is the one farthest from the others). Before the first move, dice
@@ -39,6 +40,7 @@ from firmware_host.rules import check_move
 from vision import Die
 
 Point = tuple[float, float]
+IN_PLACE = 0.05  # displacement (in square sides) of a die nobody touched: reading jitter
 LOST = 0.6  # mean displacement (in square sides) past which the dice are not the same square
 
 
@@ -118,11 +120,23 @@ class SquareTracker:
         if not legal:
             reason = check_move(faces, readings[0], near, fifth_die) or ""
             return Call.refuse("illegal_move", reason=reason)
-        quarter = 0 if 0 in legal else legal[0]
+        quarter = legal[0]
+        if len(legal) > 1 and 0 in legal:
+            # The faces fit a move on the square as it lay and a move with the square turned.
+            # The dice tell: a turn lifts and sets down every die, so none lies where it lay;
+            # a move leaves the dice it did not touch exactly in place.
+            quarter = 0 if self._left_in_place(points, at_spot) >= 2 else legal[1]
         event: JSONDict = {"type": "turn", "faces": readings[quarter]}
         if quarter:
             event["rotate"] = {1: "cw", 3: "ccw"}[quarter]
         return Call(event=event)
+
+    def _left_in_place(self, points: Sequence[Point], at_spot: Sequence[int]) -> int:
+        """How many square dice lie where they lay at the last reading (within `IN_PLACE`
+        of the square's side: the reading's own jitter, far less than a hand's)."""
+        assert self.places is not None
+        reach = IN_PLACE * _square_side(self.places)
+        return sum(math.dist(self.places[p], points[at_spot[p]]) <= reach for p in range(4))
 
     def accept(self, dice: Sequence[Die], event: JSONDict | None = None,
                quarter: int = 0) -> None:

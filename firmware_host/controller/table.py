@@ -14,6 +14,7 @@ written to a file the moment it falls (so it outlives a crash of the tower, as r
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 from collections import Counter
@@ -194,9 +195,17 @@ class VirtualTable:
         spots = self._spots or self.tray.square([1] * len(faces or [0] * 4))
         faces = faces or _faces_by_position(view)
         dice = []
+        side = self.tray.layout.side
         for position, face in enumerate(faces):
             spot = spots[(position + quarter) % 4] if position < 4 else spots[4]
-            dice.append(PlacedDie(int(face), spot.center, spot.angle, "roll"))
+            centre = spot.center
+            if quarter:
+                # A hand turning the square sets every die down off its spot: a few
+                # millimetres (here 15 to 35 % of a die's side), in any direction.
+                reach = self.rng.uniform(0.15, 0.35) * side
+                angle = self.rng.uniform(0.0, 2 * math.pi)
+                centre = (centre[0] + reach * math.cos(angle), centre[1] + reach * math.sin(angle))
+            dice.append(PlacedDie(int(face), centre, spot.angle, "roll"))
         self._spots = [spots[(p + quarter) % 4] for p in range(4)] + list(spots[4:])
         return dice
 
