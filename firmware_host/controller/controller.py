@@ -10,8 +10,8 @@ store, whose journal hook writes it (and the dispenses it makes) to the journal 
 hears of it; then the lights follow and the dispenser pays. A refused throw moves nothing: the
 status light asks for the throw again and the scoreboard says why, in the page's language.
 
-The camera may fail at any time: the tower shows the error, keeps the game, and reopens the
-camera by itself. Buttons and the game master's page act through the same store.
+The camera may fail at any time (`camera_link`): the tower shows the error, keeps the game,
+and reopens the camera by itself. Buttons and the game master's page act through the same store.
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ from typing import Any
 import cv2
 import numpy as np
 
-from firmware_host.camera import CameraError, CameraSource, Frame
+from firmware_host.camera import CameraSource, Frame
 from firmware_host.controller import messages
+from firmware_host.controller.camera_link import CameraLink
 from firmware_host.controller.dispenser import TokenDispenser
 from firmware_host.controller.journal import Dispense, Journal
 from firmware_host.controller.referee import Call, judge_421, zone_of
@@ -42,7 +43,6 @@ log = logging.getLogger(__name__)
 
 JPEG_QUALITY = 80
 WAITING = ("nothing_thrown",)  # readings that only show the table is not done yet
-RECONNECT_DELAYS = (0.5, 1.0, 2.0, 5.0)  # seconds between camera retries, then 5 s each
 
 
 class Controller:
@@ -69,11 +69,11 @@ class Controller:
         self.square = SquareTracker()
         self.origins = Origins()
         self._lock = threading.RLock()
+        self._recorded = threading.local()
         self._notice: dict[str, Any] | None = None
         self._status = "ready"
-        self._camera_down: str | None = None
-        self._retry_at = 0.0
-        self._retries = 0
+        self.link = CameraLink(camera, on_down=self._camera_failed, on_back=self._camera_back,
+                               sleep=sleep)
         self._last_beat = 0.0
         self._last_effects: list[dict[str, Any]] = []
         self.stats: dict[str, Any] = {"readings": 0, "accepted": 0, "refused": {},
@@ -189,23 +189,9 @@ class Controller:
     def step(self) -> Outcome | None:
         """One frame: read it, act on what it shows. Returns the watcher's outcome, if any."""
         self._beat()
-        if not self.camera.is_open:
-            if time.monotonic() < self._retry_at:
-                self.sleep(0.05)
-                return None
-            try:
-                self.camera.open()
-            except CameraError as exc:
-                self._camera_failed(str(exc))
-                return None
-            self._camera_back()
-        try:
-            frame = self.camera.read()
-        except CameraError as exc:
-            self._camera_failed(str(exc))
+        frame = self.link.next_frame()
+        if frame is None:
             return None
-        if self._camera_down is not None:
-            self._camera_back()
         outcome = self.watcher.feed(frame)
         if outcome is not None:
             self._handle(outcome)
@@ -282,7 +268,7 @@ class Controller:
             quarter = {"cw": 1, "ccw": 3}.get((call.event or {}).get("rotate")
                                               or call.rotation or "", 0)
             self.square.accept(outcome.dice, call.event or call.correction, quarter)
-        action_id = self.journal.last_action_id()
+        action_id = getattr(self._recorded, "id", 0)  # the action this thread just recorded
         jpeg = self._publish(outcome, call)
         self._judged = outcome.dice
         self._moved = False
@@ -359,6 +345,8 @@ class Controller:
                     dispenses.append((int(effect["player"]), int(effect["count"])))
         action_id = self.journal.record(action, dispenses)
         self.origins.follow(action, action_id)
+        # Per thread: a button or the game master may record an action at the same moment.
+        self._recorded.id = action_id
 
     def _changed(self, action: dict[str, Any], result: Any) -> None:
         """After every change, from whichever thread made it: lights, tokens, notices."""
@@ -434,23 +422,11 @@ class Controller:
     # ------------------------------------------------------------------ camera health
 
     def _camera_failed(self, detail: str) -> None:
-        self.stats["camera_errors"] += 1
-        self.camera.close()
-        delay = RECONNECT_DELAYS[min(self._retries, len(RECONNECT_DELAYS) - 1)]
-        self._retries += 1
-        self._retry_at = time.monotonic() + delay
-        if self._camera_down != detail:
-            log.warning("camera: %s", detail)
-        self._camera_down = detail
+        self.stats["camera_errors"] = self.link.errors
         self._notice = messages.notice("camera_error", {"detail": detail}, "error")
         self._set_status("error")
-        self.sleep(min(delay, 0.05))
 
     def _camera_back(self) -> None:
-        if self._camera_down is not None:
-            log.info("camera: back")
-        self._camera_down = None
-        self._retries = 0
         self.watcher.reset()
         if self._notice and self._notice.get("code") == "camera_error":
             self._notice = None
@@ -477,7 +453,7 @@ class Controller:
         self.store.set_tower({
             "status": self._status,
             "notice": self._notice,
-            "camera": "down" if self._camera_down else "ok",
+            "camera": "down" if self.link.down else "ok",
             "dispenses": [{**row.to_json(), "player": self._name(row.seat)} for row in pending],
         })
 

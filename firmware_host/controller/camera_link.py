@@ -1,0 +1,75 @@
+"""Keeping frames coming: a camera that fails is closed, shown as down, and reopened by itself.
+
+`CameraLink.next_frame()` gives the next frame, or None while the camera is down; it reopens
+the camera after 0.5, 1 and 2 seconds, then every 5 seconds, and never raises. It tells its
+owner when the camera goes down (with the sentence of its `CameraError`) and when it is back,
+so the tower can show it; the game itself never depends on the camera being there.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+from firmware_host.camera import CameraError, CameraSource, Frame
+
+log = logging.getLogger(__name__)
+
+RECONNECT_DELAYS = (0.5, 1.0, 2.0, 5.0)  # seconds between camera retries, then 5 s each
+
+
+class CameraLink:
+    """The controller's side of ``camera``: frames in, down and back reported."""
+
+    def __init__(self, camera: CameraSource, *, on_down: Callable[[str], None],
+                 on_back: Callable[[], None], sleep: Callable[[float], None] = time.sleep
+                 ) -> None:
+        self.camera = camera
+        self.on_down = on_down
+        self.on_back = on_back
+        self.sleep = sleep
+        self.down: str | None = None  # why the camera is down, or None
+        self.errors = 0
+        self._retries = 0
+        self._retry_at = 0.0
+
+    def next_frame(self) -> Frame | None:
+        """The next frame, or None while the camera is down (it is reopened in time)."""
+        if not self.camera.is_open:
+            if time.monotonic() < self._retry_at:
+                self.sleep(0.05)
+                return None
+            try:
+                self.camera.open()
+            except CameraError as exc:
+                self._failed(str(exc))
+                return None
+            self._back()
+        try:
+            frame = self.camera.read()
+        except CameraError as exc:
+            self._failed(str(exc))
+            return None
+        if self.down is not None:
+            self._back()
+        return frame
+
+    def _failed(self, detail: str) -> None:
+        self.errors += 1
+        self.camera.close()
+        delay = RECONNECT_DELAYS[min(self._retries, len(RECONNECT_DELAYS) - 1)]
+        self._retries += 1
+        self._retry_at = time.monotonic() + delay
+        if self.down != detail:
+            log.warning("camera: %s", detail)
+        self.down = detail
+        self.on_down(detail)
+        self.sleep(min(delay, 0.05))
+
+    def _back(self) -> None:
+        if self.down is not None:
+            log.info("camera: back")
+        self.down = None
+        self._retries = 0
+        self.on_back()
