@@ -82,6 +82,14 @@ class FakeTower:
             self.store.set_paused(False)
         return dict(row)
 
+    def resume(self) -> None:
+        """As the controller: refused while a dispense waits for a count."""
+        self.calls.append((-1, -1))
+        if self.doubts():
+            raise StoreError("count the tokens of the dispense cut off first")
+        if self.store.snapshot()["paused"]:
+            self.store.set_paused(False)
+
 
 @pytest.fixture
 def store() -> GameStore:

@@ -338,8 +338,9 @@ def test_jammed_hopper_pauses_and_resumes_from_the_scoreboard_and_the_button(
     tower.finish()
 
 
+@pytest.mark.parametrize("resume_by", ["button", "scoreboard"])
 def test_jam_on_the_last_dispense_of_the_game_is_paid_after_a_refill(
-        towers: Callable[..., Tower]) -> None:
+        towers: Callable[..., Tower], resume_by: str) -> None:
     # tim-11 with a pot of 5 and one manche: Ana opens (lowest die), throws 421, Ben throws
     # 653 and takes the whole pot, which ends the game on a dispense of 5 tokens.
     tower = towers("tim-11", ["Ana", "Ben"], {"pot": 5, "manches_to_lose": 1}, seed=41,
@@ -357,7 +358,13 @@ def test_jam_on_the_last_dispense_of_the_game_is_paid_after_a_refill(
     assert tower.board is not None and tower.board.tower()["notice"]["code"] == "jam"
 
     hopper.tokens = 10
-    tower.tower.press("stop")
+    if resume_by == "button":
+        tower.tower.press("stop")
+    else:
+        # The game is over, so there is no pause to lift: Resume still pays what is due.
+        tower.board.login()
+        status, _ = tower.board.post("api/admin/pause", {"paused": False})
+        assert status == 200
     assert tower.controller.dispenser.idle(timeout=10)
     row = tower.journal.dispense(row.id)
     assert (row.state, row.delivered) == ("done", 5)

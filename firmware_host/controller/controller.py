@@ -139,12 +139,8 @@ class Controller:
             snapshot = self.store.snapshot()
             view = snapshot.get("game") or {}
             if snapshot.get("paused") or self.dispenser.held:
-                if self.journal.dispenses(("doubt",)):
-                    pass  # the game master counts the tokens first
-                elif snapshot.get("paused"):
-                    self.store.set_paused(False)
-                else:
-                    self._resume_paying()  # a jam after the game's last input: no pause
+                if not self.journal.dispenses(("doubt",)):  # else the game master counts first
+                    self.resume()
             elif view.get("game") == "4d":
                 last = snapshot.get("last_input") or {}
                 if last.get("type") == "turn":
@@ -155,6 +151,16 @@ class Controller:
         except (RuleError, StoreError) as exc:
             self._notice = messages.notice("refused", {"reason": str(exc)})
             self._publish_tower()
+
+    def resume(self) -> None:
+        """Go on after a pause or a jam (cleared, hopper refilled): pay what is due. A
+        dispense cut off mid-way must be counted first (`confirm_dispense`): StoreError."""
+        if self.journal.dispenses(("doubt",)):
+            raise StoreError("count the tokens of the dispense cut off first")
+        if self.store.snapshot().get("paused"):
+            self.store.set_paused(False)  # the listener resumes paying
+        else:
+            self._resume_paying()  # a jam after the game's last input: nothing was paused
 
     def _undo_button(self) -> None:
         try:

@@ -243,6 +243,12 @@ def pause() -> Response:
     paused = _body().get("paused", True)
     if not isinstance(paused, bool):
         raise _bad("paused", "true or false")
+    tower = current_app.extensions.get("dicetower.tower")
+    if not paused and tower is not None:
+        # The tower resumes: unpaused, and a jammed dispenser pays again (even once the game
+        # is over, when there is nothing to unpause).
+        tower.resume()
+        return _ok(paused=get_store().snapshot()["paused"])
     return _ok(paused=get_store().set_paused(paused))
 
 
