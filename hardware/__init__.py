@@ -28,7 +28,7 @@ from typing import Any
 
 _EXPORTS = {
     "Tower": "hardware.tower",
-    "open_tower": "hardware.tower",
+    "open_tower": "hardware.opening",
     "DispenseResult": "hardware.dispenser",
     "SeatState": "hardware.lights",
     "PinMap": "hardware.pinmap",

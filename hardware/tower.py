@@ -2,7 +2,7 @@
 
 The rest of dicetower never imports gpiozero; it builds a Tower and calls:
 
-    tower = open_tower("pinmap.toml")            # real pins (lgpio on a Pi)
+    tower = open_tower("pinmap.toml")            # real pins (lgpio on a Pi; hardware.opening)
     tower = open_tower(EXAMPLE_PINMAP, simulate=True)   # mock pins, same behaviour
 
     tower.show_turn(seat)        # this seat rolls now (the previous turn's seat goes dark)
@@ -38,7 +38,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from types import TracebackType
 from typing import Protocol, TypeVar
 
@@ -46,9 +45,8 @@ from gpiozero.pins import Factory
 
 from hardware.buttons import Buttons
 from hardware.dispenser import DispenseResult, Dispensers, Sleep
-from hardware.factory import real_factory
 from hardware.lights import Effects, Light, RingLight, SeatLights, SeatState, StatusLight
-from hardware.pinmap import PinMap, load_pinmap
+from hardware.pinmap import PinMap
 
 
 class _Closable(Protocol):
@@ -147,15 +145,3 @@ class Tower:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
-
-
-def open_tower(pinmap: PinMap | str | Path, *, simulate: bool = False,
-               sleep: Sleep = time.sleep) -> Tower:
-    """A Tower on real pins (NotOnAPi off a Pi) or, with `simulate`, on mock pins."""
-    if not isinstance(pinmap, PinMap):
-        pinmap = load_pinmap(pinmap)
-    if simulate:
-        from hardware.simulation import SimulatedTower  # it builds on Tower
-
-        return SimulatedTower(pinmap, sleep=sleep)
-    return Tower(pinmap, real_factory(), sleep=sleep)

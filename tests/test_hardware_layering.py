@@ -46,3 +46,30 @@ def test_reading_a_pinmap_does_not_load_gpiozero() -> None:
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                             text=True, timeout=30, check=False)
     assert result.returncode == 0, result.stderr
+
+
+def test_no_two_modules_import_each_other() -> None:
+    """Within each package, module A importing B and B importing A (at any depth of the
+    code, lazily or not) is a circle to break."""
+    for package in ("hardware", "firmware_host", "vision", "calibration"):
+        modules = {f"{package}.{'.'.join(p.relative_to(ROOT / package).with_suffix('').parts)}"
+                   .removesuffix(".__init__"): p
+                   for p in (ROOT / package).rglob("*.py")}
+        imports = {name: imported_modules(path) & set(modules) for name, path in modules.items()}
+        pairs = sorted({tuple(sorted((a, b))) for a, found in imports.items() for b in found
+                        if a != b and a in imports.get(b, set())})
+        assert pairs == [], f"modules importing each other: {pairs}"
+
+
+def test_open_tower_gives_a_simulated_tower_or_says_there_are_no_pins() -> None:
+    from hardware import EXAMPLE_PINMAP, NotOnAPi, SimulatedTower, open_tower
+
+    with open_tower(EXAMPLE_PINMAP, simulate=True) as tower:
+        assert isinstance(tower, SimulatedTower)
+    if not Path("/proc/device-tree/model").is_file():
+        try:
+            open_tower(EXAMPLE_PINMAP).close()
+        except NotOnAPi:
+            pass
+        else:
+            raise AssertionError("real pins opened on a machine that is no Raspberry Pi")
