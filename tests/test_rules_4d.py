@@ -292,3 +292,24 @@ def test_the_simulated_player_sends_a_rotation_and_plays_whole_games() -> None:
             assert event["type"] == "throw" or event["rotate"] in ("cw", "ccw")
             g.apply(event)
         assert game_from_json(json.loads(json.dumps(g.to_json()))).view() == g.view()
+
+
+@pytest.mark.parametrize(("preset", "event", "unused"), [
+    ("tim-11", {"type": "stop", "faces": [4, 2, 1]}, "'faces'"),
+    ("tim-11", {"type": "throw", "faces": [3], "rotate": "cw"}, "'rotate'"),
+    ("tim-11", {"type": "throw", "faces": [3], "note": "x"}, "'note'"),
+    ("4d", {"type": "throw", "faces": [1, 2, 3, 4], "keep": [0]}, "'keep'"),
+    ("4d", {"type": "throw", "faces": [1, 2, 3, 4], "rotate": "cw"}, "'rotate'"),
+])
+def test_an_event_with_fields_it_does_not_use_is_refused(preset: str, event: dict,
+                                                         unused: str) -> None:
+    from firmware_host.scoreboard.store import GameStore
+
+    journaled: list[dict] = []
+    store = GameStore(journal=journaled.append)
+    store.start_game(preset, ["Ana", "Ben"])
+    before = store.snapshot()["game"]
+    with pytest.raises(RuleError, match=f"takes no {unused}"):
+        store.apply(event)
+    assert store.snapshot()["game"] == before
+    assert [a["action"] for a in journaled] == ["new_game"]  # nothing else was journaled

@@ -25,6 +25,9 @@ class GameBase:
 
     kind: ClassVar[str] = ""
     event_types: ClassVar[tuple[str, ...]] = ()
+    #: The fields each event type may carry besides ``type`` (anything else is refused, so
+    #: nothing the engine ignores is ever journaled as if it mattered).
+    event_fields: ClassVar[dict[str, tuple[str, ...]]] = {}
 
     def __init__(self, preset: str, players: list[str], knobs: dict[str, Any]) -> None:
         self.preset = preset
@@ -116,6 +119,12 @@ class GameBase:
 
     def _normalise(self, event: dict[str, Any]) -> dict[str, Any]:
         """A clean copy of the event (only known fields, checked types)."""
+        allowed = self.event_fields.get(event["type"], ())
+        unused = sorted(set(event) - {"type", *allowed})
+        if unused:
+            takes = ", ".join(repr(f) for f in allowed) or "no other field"
+            raise RuleError(f"a {event['type']!r} event takes no "
+                            f"{', '.join(repr(f) for f in unused)} (it takes {takes})")
         clean: dict[str, Any] = {"type": event["type"]}
         if "faces" in event or event["type"] in ("throw", "turn"):
             clean["faces"] = _int_list(event.get("faces"), "faces")

@@ -187,6 +187,8 @@ class Game4D(GameBase):
 
     kind: ClassVar[str] = "4d"
     event_types: ClassVar[tuple[str, ...]] = ("throw", "turn")
+    event_fields: ClassVar[dict[str, tuple[str, ...]]] = {
+        "throw": ("faces", "player"), "turn": ("faces", "rotate", "player")}
 
     def _reset(self) -> None:
         self.size = SQUARE + (1 if self.knobs["fifth_die"] else 0)

@@ -24,6 +24,8 @@ class Game421(GameBase):
 
     kind: ClassVar[str] = "421"
     event_types: ClassVar[tuple[str, ...]] = ("throw", "stop")
+    event_fields: ClassVar[dict[str, tuple[str, ...]]] = {
+        "throw": ("faces", "keep", "player"), "stop": ("player",)}
 
     # -- state --------------------------------------------------------------------------
 
