@@ -75,6 +75,13 @@ def test_the_fifth_die_must_be_turned_every_turn() -> None:
         ([5, 5, 5, 5], "carre", 13),  # carré de cinq = 8 + 5
         ([3, 4, 5, 6], "suite", 16),  # suite à six = 10 + 6
         ([4, 4, 5, 6], "trio", 11),  # a trio and a pair: the trio counts
+        # "Lorsqu'un joueur réalise à la fois une paire et un trio, il déclare le trio" (a
+        # player who makes both a pair and a trio declares the trio), even where the pair
+        # would score more: the pair of sixes is worth 9, the trio 1-2-3 only 8.
+        ([6, 6, 1, 2, 3], "trio", 8),
+        ([5, 5, 1, 2, 3], "trio", 8),  # a tie on points: the trio too
+        ([6, 6, 1, 2, 4], "pair", 9),  # no trio: the pair
+        ([2, 2, 3, 3, 4], "double_pair", 10),  # a double pair is no pair: the best counts
         ([1, 3, 5, 5], "pair", 8),
         ([1, 3, 5, 1], "pair", 4),
         ([2, 3, 4, 5, 6], "quinte", 18),

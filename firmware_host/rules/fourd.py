@@ -176,6 +176,9 @@ def best_combination(faces: Sequence[int], pairs_score: bool = True) -> tuple[st
             length += 1
         for size in range(3, min(length, 5) + 1):
             add(run_names[size], high)
+    if any(name == "trio" for _, _, name in found):
+        # "Lorsqu'un joueur réalise à la fois une paire et un trio, il déclare le trio."
+        found = [entry for entry in found if entry[2] != "pair"]
     if not found:
         return None, 0
     points, _, name = max(found)
