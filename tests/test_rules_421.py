@@ -505,3 +505,27 @@ def test_changing_a_view_or_a_save_does_not_touch_the_game() -> None:
     view["players"][0]["tokens"] = 99
     data["events"][0]["faces"].append(6)
     assert g.view() == before
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_kyt_11_with_three_or_more_players_names_the_first_out_the_winner(seed: int) -> None:
+    # Seed text: "Le vainqueur est le premier qui parvient à ne plus avoir de jetons" (the
+    # winner is the first who manages to have no tokens left).
+    import random
+
+    from firmware_host.rules.simulation import play
+
+    game, _ = play("kyt-11", ["Ana", "Ben", "Cleo", "Dede"], random.Random(seed), None)
+    assert game.is_over and game.loser is not None
+    assert game.winner == game.out_rank.index(1) != game.loser
+    assert game.view()["winner"] == game.winner
+
+
+def test_over_several_manches_the_first_out_is_no_game_winner() -> None:
+    import random
+
+    from firmware_host.rules.simulation import play
+
+    game, _ = play("regles-21", ["Ana", "Ben", "Cleo"], random.Random(1), None)
+    assert game.knobs["manches_to_lose"] > 1 and game.is_over
+    assert game.winner is None

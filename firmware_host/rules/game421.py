@@ -390,6 +390,14 @@ class Game421(GameBase):
         self.last_round = summary
         self._after_round(loser, effects)
 
+    def _first_out(self) -> int | None:
+        """The game's winner among three or more players: "le premier qui parvient à ne plus
+        avoir de jetons" (the first to have no tokens left), when the game is one manche;
+        over several manches the order out starts again each time, so nobody is named."""
+        if self.knobs["manches_to_lose"] != 1 or 1 not in self.out_rank:
+            return None
+        return self.out_rank.index(1)
+
     def _go_out(self, player: int, effects: list[dict[str, Any]]) -> None:
         self.out[player] = True
         self.out_rank[player] = sum(r is not None for r in self.out_rank) + 1
@@ -424,7 +432,8 @@ class Game421(GameBase):
             self.last_round["manche_lost"] = player
         if self.fiches[player] >= self.knobs["manches_to_lose"]:
             others = [p for p in range(len(self.players)) if p != player]
-            self._finish_game(player, others[0] if len(others) == 1 else None, effects)
+            self._finish_game(player, others[0] if len(others) == 1 else self._first_out(),
+                              effects)
             return
         # A new manche: every token goes back, the pot is full again, the loser opens (I19).
         private = self.knobs["private_tokens"]
