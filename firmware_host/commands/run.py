@@ -78,7 +78,7 @@ def run_tower(config: object, *, new_game: bool = False) -> int:
         except StartError as err:
             return _fail(str(err), 1)
         try:
-            urls = scoreboard_urls(parts.config.host, parts.server_port)
+            urls = scoreboard_urls(parts.config.host, parts.server.port)
             state = "resumed the unfinished game" if parts.resumed else "started a new game"
             print(f"dicetower run: {state} of {parts.config.journal}")
             for url in urls:

@@ -122,11 +122,9 @@ def _run(args: argparse.Namespace) -> int:
 def resume_into(store: object, journal: object) -> bool:
     """Replay the journal's last game into ``store`` and journal every change from now on;
     True when that game is unfinished (a finished one is shown, ready for a new game)."""
-    from firmware_host.controller.replay import replay_action
+    from firmware_host.controller.replay import replay_journal
 
-    actions = journal.actions_since_last_game()  # type: ignore[attr-defined]
-    for _, action in actions:
-        replay_action(store, action)  # type: ignore[arg-type]
+    replay_journal(store, journal)  # type: ignore[arg-type]
     # Tokens are handed out by hand here: the actions are journaled without dispenses.
     store.set_journal(lambda action: journal.record(action))  # type: ignore[attr-defined]
     snapshot = store.snapshot()  # type: ignore[attr-defined]

@@ -38,11 +38,6 @@ class TowerParts:
     resumed: bool = False
     _closers: list[Callable[[], None]] = field(default_factory=list)
 
-    @property
-    def server_port(self) -> int:
-        """The port really served (the configured one, or the free one picked for 0)."""
-        return int(self.server.url.rstrip("/").rsplit(":", 1)[1])
-
     def run(self, stop: threading.Event) -> None:
         """Play until ``stop`` is set (SIGTERM, Ctrl-C)."""
         self.controller.run(stop)

@@ -98,7 +98,7 @@ def run_benchmark(throws: int = 200, preset: str = "tim-11", seed: int = 11,
         try:
             demo.start()
             demo.store.add_listener(watch.listener)
-            client = Client("127.0.0.1", int(demo.server.url.rstrip("/").rsplit(":", 1)[1]))
+            client = Client("127.0.0.1", demo.server.port)
             client.start()
             client.connected.wait(5)
             if client.error:
@@ -110,9 +110,7 @@ def run_benchmark(throws: int = 200, preset: str = "tim-11", seed: int = 11,
             done = 0
             while done < throws:
                 watch.accepted_version = None
-                outcome = demo.controller.step()
-                _note_settle(watch, demo, outcome)
-                demo._after_step()
+                demo.step(lambda outcome: _note_settle(watch, demo, outcome))
                 now = demo.summary.throws + demo.summary.rethrows
                 bar.update(now - done)
                 done = now

@@ -31,11 +31,12 @@ from firmware_host.controller.camera_link import CameraLink
 from firmware_host.controller.dispenser import TokenDispenser
 from firmware_host.controller.journal import Dispense, Journal
 from firmware_host.controller.referee import Call, judge_421, zone_of
-from firmware_host.controller.replay import Origins, last_throw, replay_action
+from firmware_host.controller.replay import Origins, last_throw, replay_journal
 from firmware_host.controller.settle import Outcome, SettleWatcher, same_reading
 from firmware_host.controller.square import SquareTracker
 from firmware_host.controller.tower_lights import show_game
 from firmware_host.rules import RuleError
+from firmware_host.rules.fourd import DEFAULT_ROTATION, ROTATIONS
 from firmware_host.scoreboard.store import GameStore, StoreError
 from vision import Die, Profile, annotate, read_dice
 
@@ -75,7 +76,6 @@ class Controller:
         self.link = CameraLink(camera, on_down=self._camera_failed, on_back=self._camera_back,
                                sleep=sleep)
         self._last_beat = 0.0
-        self._last_effects: list[dict[str, Any]] = []
         self.stats: dict[str, Any] = {"readings": 0, "accepted": 0, "refused": {},
                                       "camera_errors": 0}
         # The dice of the last reading taken as an input: looking at them again is no throw.
@@ -100,10 +100,8 @@ class Controller:
         stays, over, until they are paid: True). ``new`` starts one in any case.
         """
         resumed = False
-        actions = self.journal.actions_since_last_game()
-        if actions and not new:
-            for action_id, action in actions:
-                replay_action(self.store, action)
+        if not new:
+            for action_id, action in replay_journal(self.store, self.journal):
                 self.origins.follow(action, action_id)
             snapshot = self.store.snapshot()
             resumed = bool(snapshot.get("game")) and not snapshot.get("ended")
@@ -143,9 +141,8 @@ class Controller:
                     self.resume()
             elif view.get("game") == "4d":
                 last = snapshot.get("last_input") or {}
-                if last.get("type") == "turn":
-                    other = "ccw" if last.get("rotate", "cw") == "cw" else "cw"
-                    self.store.correct_last(list(last["faces"]), rotate=other)
+                turned = last.get("rotate", DEFAULT_ROTATION)
+                self._rotate_last(next(r for r in ROTATIONS if r != turned))
             else:
                 self.store.apply({"type": "stop"})
         except (RuleError, StoreError) as exc:
@@ -271,9 +268,7 @@ class Controller:
             self._refuse(Call.refuse("refused", reason=str(exc)), outcome)
             return
         if view.get("game") == "4d" and (call.accepted or call.correction or call.rotation):
-            quarter = {"cw": 1, "ccw": 3}.get((call.event or {}).get("rotate")
-                                              or call.rotation or "", 0)
-            self.square.accept(outcome.dice, call.event or call.correction, quarter)
+            self.square.accept_call(outcome.dice, call)
         action_id = getattr(self._recorded, "id", 0)  # the action this thread just recorded
         jpeg = self._publish(outcome, call)
         self._judged = outcome.dice
@@ -316,16 +311,16 @@ class Controller:
 
     def _rotate_last(self, rotation: str) -> None:
         last = self.store.snapshot().get("last_input") or {}
-        if last.get("type") == "turn" and last.get("rotate", "cw") != rotation:
+        if last.get("type") == "turn" and last.get("rotate", DEFAULT_ROTATION) != rotation:
             self.store.correct_last(list(last["faces"]), rotate=rotation)
 
-    def _refuse(self, call: Call, outcome: Outcome, level: str = "warn") -> None:
+    def _refuse(self, call: Call, outcome: Outcome) -> None:
         code = call.refusal or "refused"
         self.last_result = ("refused", code)
         self.stats["refused"][code] = self.stats["refused"].get(code, 0) + 1
-        self._notice = messages.notice(code, call.values, level)
+        self._notice = messages.notice(code, call.values)
         self._publish(outcome, call)
-        self._set_status("ready" if level == "info" else "reroll")
+        self._set_status("reroll")
 
     def _publish(self, outcome: Outcome, call: Call | None) -> bytes | None:
         """Show the reading on the scoreboard: the frame with the dice outlined."""
@@ -361,8 +356,7 @@ class Controller:
             self.square.reset()
             self.watcher.reset()
         if kind in ("event", "correct", "new_game"):
-            self._last_effects = list(action.get("effects", []))
-            show_game(self.tower, self._view(), self._last_effects)
+            show_game(self.tower, self._view(), action.get("effects", []))
         if kind == "pause" and not action.get("paused"):
             # What was thrown during the pause was not judged: look at the tray again.
             self.watcher.reset()

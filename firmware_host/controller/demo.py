@@ -25,7 +25,9 @@ from firmware_host.camera import Frame
 from firmware_host.camera.simulated import SimulatedCamera, SimulatedTray
 from firmware_host.controller.controller import Controller
 from firmware_host.controller.journal import Journal
-from firmware_host.controller.table import Habits, TokenTray, VirtualTable, _faces_by_position
+from firmware_host.controller.settle import Outcome
+from firmware_host.controller.square import faces_by_position
+from firmware_host.controller.table import Habits, TokenTray, VirtualTable
 from firmware_host.scoreboard.store import GameStore
 
 HOPPER_TOKENS = 120
@@ -150,11 +152,20 @@ class Demo:
         while not stop.is_set():
             if self._finished():
                 break
-            self.controller.step()
-            self._after_step()
+            self.step()
         self.controller.dispenser.idle(timeout=30)
         self.summary.tokens_conserved = self.tokens_conserved()
         return self.summary
+
+    def step(self, observe: Callable[[Outcome | None], None] | None = None
+             ) -> Outcome | None:
+        """One frame of the tower, then the table's turn to act; ``observe`` sees the tower's
+        verdict on the frame before the table does (a benchmark's measurements)."""
+        outcome = self.controller.step()
+        if observe is not None:
+            observe(outcome)
+        self._after_step()
+        return outcome
 
     def close(self) -> None:
         self.controller.close()
@@ -230,7 +241,7 @@ class Demo:
             message = message.get("text") or message.get("en") or ""
         self.say(f"  ✓ read: {'-'.join(map(str, view.get('dice') or []))}  {message or ''}")
         if (view.get("game") == "4d" and self._expected is not None and view.get("square")
-                and _faces_by_position(view) != self._expected):
+                and faces_by_position(view) != self._expected):
             self.summary.misread += 1
             self.say(f"  ✗ misread: the table shows {self._expected}")
 

@@ -31,6 +31,14 @@ def replay_action(store: GameStore, action: dict[str, Any]) -> None:
         raise ValueError(f"unknown journaled action {kind!r}")
 
 
+def replay_journal(store: GameStore, journal: Any) -> list[tuple[int, dict[str, Any]]]:
+    """Replay the journal's last game into ``store``; its (id, action) pairs, in order."""
+    actions = journal.actions_since_last_game()
+    for _, action in actions:
+        replay_action(store, action)
+    return actions
+
+
 class Origins:
     """The journal action behind each entry of the game's history, kept in step with it."""
 

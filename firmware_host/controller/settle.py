@@ -140,6 +140,8 @@ class SettleWatcher:
     def feed(self, frame: Frame) -> Outcome | None:
         """Look at the next frame; an `Outcome` when something the controller must act on."""
         small = small_grey(frame)
+        # Learnt on every frame: a gap spanning a throw's motion is no frame interval.
+        interval = self._frame_interval(frame.at)
         still = self._still
         if still is None or moved(still.reference, small):
             began = still is not None and not self._moving
@@ -147,7 +149,6 @@ class SettleWatcher:
             self._still = _Still(since=frame.at, reference=small)
             return Outcome("moving") if began else None
         self._moving = False
-        interval = self._frame_interval(frame.at)
         still_for = frame.at - still.since + TIME_SLACK
         # The readings that must agree are taken on the last frames of the hold, the last one
         # on the first frame past it: waiting for the whole hold before the first reading

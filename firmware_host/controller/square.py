@@ -37,10 +37,14 @@ import numpy as np
 
 from firmware_host.controller.referee import Call, JSONDict, unsure_refusal
 from firmware_host.rules import check_move
+from firmware_host.rules.fourd import ROTATIONS
 from vision import Die
 
 Point = tuple[float, float]
 IN_PLACE = 0.05  # displacement (in square sides) of a die nobody touched: reading jitter
+# Quarter turns clockwise on the picture for each of the engine's rotations, and back.
+QUARTERS = {name: step % 4 for name, step in ROTATIONS.items()}
+ROTATION_OF = {quarter: name for name, quarter in QUARTERS.items()}
 LOST = 0.6  # mean displacement (in square sides) past which the dice are not the same square
 
 
@@ -91,7 +95,7 @@ class SquareTracker:
         values = [int(d.value) for d in dice if d.value is not None]
         if view.get("phase") == "start":
             return Call(event={"type": "throw", "faces": self._number(points, values)})
-        faces = _faces_of(view)
+        faces = faces_by_position(view)
         if self.places is None or len(self.places) != len(points):
             # Resumed after a restart: the picture's order, turned as the square may have been
             # since the throw, if it shows the engine's faces.
@@ -113,7 +117,7 @@ class SquareTracker:
         readings = {q: _turned(seen, q) for q in (0, 1, 3)}
         turns = [q for q in (1, 3) if readings[q] == faces]
         if turns:
-            rotation = {1: "cw", 3: "ccw"}[turns[0]] if len(turns) == 1 else None
+            rotation = ROTATION_OF[turns[0]] if len(turns) == 1 else None
             return Call(rotation=rotation)
         near = int((view.get("square") or {}).get("near", {}).get("pos", 0))
         legal = [q for q in (0, 1, 3) if check_move(faces, readings[q], near, fifth_die) is None]
@@ -128,7 +132,7 @@ class SquareTracker:
             quarter = 0 if self._left_in_place(points, at_spot) >= 2 else legal[1]
         event: JSONDict = {"type": "turn", "faces": readings[quarter]}
         if quarter:
-            event["rotate"] = {1: "cw", 3: "ccw"}[quarter]
+            event["rotate"] = ROTATION_OF[quarter]
         return Call(event=event)
 
     def _left_in_place(self, points: Sequence[Point], at_spot: Sequence[int]) -> int:
@@ -137,6 +141,12 @@ class SquareTracker:
         assert self.places is not None
         reach = IN_PLACE * _square_side(self.places)
         return sum(math.dist(self.places[p], points[at_spot[p]]) <= reach for p in range(4))
+
+    def accept_call(self, dice: Sequence[Die], call: Call) -> None:
+        """The engine took ``call`` (a throw, move, correction or rotation) for ``dice``."""
+        event = call.event or call.correction
+        self.accept(dice, event, QUARTERS.get((call.event or {}).get("rotate")
+                                              or call.rotation or "", 0))
 
     def accept(self, dice: Sequence[Die], event: JSONDict | None = None,
                quarter: int = 0) -> None:
@@ -180,7 +190,7 @@ def _turned(seen: Sequence[int], quarter: int) -> list[int]:
     return square + list(seen[4:])
 
 
-def _faces_of(view: JSONDict) -> list[int]:
+def faces_by_position(view: JSONDict) -> list[int]:
     """The engine's faces by position (0..3, then the fifth die)."""
     square = view.get("square") or {}
     faces = [0, 0, 0, 0]

@@ -13,7 +13,6 @@ written to a file the moment it falls (so it outlives a crash of the tower, as r
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import random
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_host.camera.simulated import PlacedDie, SimulatedTray, TrayTruth
+from firmware_host.controller.square import faces_by_position
 from firmware_host.rules import legal_results
 
 
@@ -173,7 +173,7 @@ class VirtualTable:
             # A refused move: put the dice back as the engine has them, then move again.
             self.tray.place(self._arranged(view), frames=2)
         near = view["square"]["near"]["pos"]
-        faces = _faces_by_position(view)
+        faces = faces_by_position(view)
         moves = legal_results(faces, near, bool(view["knobs"].get("fifth_die")))
         move, new = moves[self.rng.randrange(len(moves))]
         rotate = "cw" if self.rng.random() < 0.7 else "ccw"
@@ -193,7 +193,7 @@ class VirtualTable:
         """The tray's dice showing ``faces`` by position, the square turned ``quarter``: the
         die of position p then lies on the spot of position p + quarter."""
         spots = self._spots or self.tray.square([1] * len(faces or [0] * 4))
-        faces = faces or _faces_by_position(view)
+        faces = faces or faces_by_position(view)
         dice = []
         side = self.tray.layout.side
         for position, face in enumerate(faces):
@@ -208,17 +208,3 @@ class VirtualTable:
             dice.append(PlacedDie(int(face), centre, spot.angle, "roll"))
         self._spots = [spots[(p + quarter) % 4] for p in range(4)] + list(spots[4:])
         return dice
-
-
-def _faces_by_position(view: dict[str, Any]) -> list[int]:
-    square = view["square"]
-    faces = [0, 0, 0, 0]
-    for role in ("near", "left", "right", "far"):
-        faces[square[role]["pos"]] = square[role]["face"]
-    if view.get("fifth") is not None:
-        faces.append(view["fifth"])
-    return faces
-
-
-def tray_state_json(truth: TrayTruth) -> str:
-    return json.dumps([[d.value, d.zone, d.leaning] for d in truth.dice])

@@ -90,10 +90,15 @@ class BackgroundServer:
         wasyncore.close_all(server._map)
 
     @property
+    def port(self) -> int:
+        """The port really served (the one asked for, or the free one picked for 0)."""
+        return int(self._server.effective_port)
+
+    @property
     def url(self) -> str:
         host = self._server.effective_host
         shown = f"[{host}]" if ":" in host else host
-        return f"http://{shown}:{self._server.effective_port}/"
+        return f"http://{shown}:{self.port}/"
 
     def start(self) -> BackgroundServer:
         self._thread.start()
