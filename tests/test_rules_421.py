@@ -10,6 +10,7 @@ import pytest
 from firmware_host.rules import RuleError, game_from_json, new_game
 from firmware_host.rules.game421 import Game421
 from firmware_host.rules.scripting import of_kind, open_with, play_round, play_turn
+from firmware_host.rules.texts import render_text
 
 NAMES3 = ["Ana", "Ben", "Cleo"]
 ANA, BEN, CLEO = 0, 1, 2
@@ -433,7 +434,7 @@ def test_a_tampered_save_is_refused() -> None:
         game_from_json({"events": []})
 
 
-def test_view_has_the_contract_keys_and_a_french_message() -> None:
+def test_view_has_the_contract_keys_and_a_prompt_in_both_languages() -> None:
     g = at_decharge("tim-11")
     play_turn(g, "652", "653")
     view = g.view()
@@ -458,11 +459,14 @@ def test_view_has_the_contract_keys_and_a_french_message() -> None:
         "last_round",
         "loser",
         "winner",
-        "message",
+        "prompt",
     ):
         assert key in view, key
     assert set(view["players"][0]) >= {"name", "seat", "tokens", "fiches", "out", "out_rank"}
-    assert view["message"] == "Ana lance (en 2)"
+    assert "message" not in view  # the engine gives codes and values, never a sentence
+    assert view["prompt"] == {"code": "follow_en", "values": {"player": "Ana", "throws": 2}}
+    assert render_text(view["prompt"], "fr") == "Ana lance (en 2)"
+    assert render_text(view["prompt"], "en") == "Ana throws (en 2: 2 throws)"
     assert view["round"] == [{"player": BEN, "hand": "653", "throws": 2, "dice": [6, 5, 3]}]
     assert view["best"] == view["worst"] == {"player": BEN, "hand": "653"}
     assert view["dice"] == [6, 5, 3] and view["phase"] == "decharge"

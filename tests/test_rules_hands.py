@@ -1,4 +1,4 @@
-"""Hands of 421: names, the two rankings and the token values of RULES.md."""
+"""Hands of 421: names, the two rankings and the token values of docs/rules.md."""
 
 from __future__ import annotations
 

@@ -44,9 +44,18 @@ def test_4d_preset_sets_every_4d_knob() -> None:
         ("kyt-11", "nenette", "plain"),
         ("kyt-11", "zero_after_charge", "wins"),
         ("kyt-11", "manches_to_lose", 1),
+        ("regles-21", "second_nenette", "beats"),
+        ("tim-11", "second_nenette", "rampo"),
+        ("classique-10", "second_nenette", "rampo"),
+        ("kyt-11", "second_nenette", "rampo"),
+        ("regles-21", "split_manches", "off"),
+        ("tim-11", "split_manches", "off"),
+        ("classique-10", "split_manches", "belle"),
+        ("classique-10", "zero_after_charge", "stays"),
+        ("kyt-11", "split_manches", "off"),
     ],
 )
-def test_presets_follow_rules_md(preset: str, knob: str, value: object) -> None:
+def test_presets_follow_the_documented_table(preset: str, knob: str, value: object) -> None:
     assert PRESETS[preset][knob] == value
 
 
@@ -85,6 +94,8 @@ def test_unknown_knob_lists_the_valid_ones() -> None:
         ("throw_limit", 2, "exact, at-most, free"),
         ("pot", 0, "an integer from 1 to 99"),
         ("one_round", "maybe", "false, true"),
+        ("second_nenette", "later", "rampo, beats"),
+        ("split_manches", "charge", "off, belle, decharge"),
     ],
 )
 def test_bad_knob_values_list_the_valid_ones(knob: str, value: object, listing: str) -> None:

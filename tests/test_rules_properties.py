@@ -172,3 +172,43 @@ def test_any_input_is_accepted_or_refused_without_change(
         else:
             assert conserved(game)
     check_rebuilds(game)
+
+
+@pytest.mark.parametrize("split", ["belle", "decharge"])
+@pytest.mark.parametrize("zero", ["stays", "wins"])
+def test_manches_of_their_own_credit_each_winner_and_decide_the_game(split: str, zero: str) -> None:
+    rng = random.Random(f"manches {split} {zero}")
+    splits = 0
+    for number in range(150):
+        players = 2 + number % 4
+        knobs = {"split_manches": split, "zero_after_charge": zero, "pot": rng.choice([3, 7, 21])}
+        game = new_game("classique-10", NAMES[:players], knobs)
+        credited = [0] * players
+        belles = 0
+        while not game.is_over:
+            charge_winner = game.charge_winner
+            effects = game.apply(random_event(game, rng))
+            for effect in effects:
+                if effect["kind"] == "charge_won":
+                    assert effect["manche_won"]
+                    credited[effect["player"]] += 1
+                    charge_winner = effect["player"]
+                elif effect["kind"] == "decharge_won":
+                    credited[effect["player"]] += 1
+                    split_now = charge_winner not in (None, effect["player"])
+                    splits += split_now
+                    # A new manche follows a décharge only as a belle, after a split.
+                    assert any(e["kind"] == "manche" for e in effects) is (
+                        split_now and split == "belle"
+                    )
+                    belles += any(e["kind"] == "manche" for e in effects)
+                assert effect["kind"] != "manche_lost"
+        view = game.view()
+        assert [p["manches_won"] for p in view["players"]] == credited
+        assert game.winner == game.decharge_winner is not None
+        if split == "belle":
+            assert game.charge_winner in (None, game.winner)
+        others = [p for p in range(players) if p != game.winner]
+        assert game.loser == (others[0] if players == 2 else None)
+        assert game.manche == belles + 1 and max(game.fiches) == 0
+    assert splits > 10  # the split case was played, not only the easy one

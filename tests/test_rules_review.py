@@ -1,9 +1,10 @@
-"""The engine checked against RULES.md with independent oracles, knob by knob and preset by preset.
+"""The engine checked against the rules of docs/rules.md with independent oracles, knob by knob
+and preset by preset.
 
-The rankings and the token table are written out here as RULES.md prints them (and compared
-with RULES.md itself when the shared copy is at hand), then random rounds are played through
-the engine and their loser, winner and token amount checked against a few lines of RULES.md
-arithmetic that share no code with the engine.
+The rankings and the token table are written out here as docs/rules.md prints them (and
+compared with the page itself, so the page and the engine cannot drift apart), then random
+rounds are played through the engine and their loser, winner and token amount checked against
+a few lines of arithmetic from the rules that share no code with the engine.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from firmware_host.rules.game421 import Game421
 from firmware_host.rules.hands import BRELANS_RANKING, FICHES_RANKING, value_table
 from firmware_host.rules.scripting import of_kind, open_with, play_round, play_turn
 
-RULES_MD = Path(__file__).resolve().parents[2] / "shared" / "RULES.md"
+RULES_PAGE = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
 
-# Verbatim from RULES.md, "421: combinations".
+# The two rankings, best first, as docs/rules.md prints them.
 RULES_FICHES = """
 421 111 611 666 511 555 411 444 311 333 211 222 654 543 432 321
 665 664 663 662 661 655 653 652 651 644 643 642 641 633 632 631 622 621
@@ -42,8 +43,8 @@ NAMES = ["Ana", "Ben", "Cleo", "Dan"]
 ANA, BEN, CLEO, DAN = 0, 1, 2, 3
 
 
-def rules_md_value(hand: str, column: str) -> int:
-    """The token table of RULES.md, one column per preset family, read cell by cell."""
+def table_value(hand: str, column: str) -> int:
+    """The token table of docs/rules.md, one column per preset family, read cell by cell."""
     x11_is_x = column != "kyt-11"
     if hand == "421":
         return {"regles-21": 10, "classique-10": 10, "tim-11": 8, "kyt-11": 8}[column]
@@ -66,51 +67,69 @@ def rules_md_value(hand: str, column: str) -> int:
 @pytest.mark.parametrize(
     ("name", "engine"), [("fiches", FICHES_RANKING), ("brelans", BRELANS_RANKING)]
 )
-def test_rankings_are_rules_md_word_for_word(name: str, engine: tuple[str, ...]) -> None:
+def test_rankings_are_the_written_ones_word_for_word(name: str, engine: tuple[str, ...]) -> None:
     assert list(engine) == RANKING_TEXT[name]
     assert len(set(engine)) == 56
 
 
-@pytest.mark.skipif(not RULES_MD.exists(), reason="the shared RULES.md is not beside the repo")
-def test_rankings_match_the_shared_rules_md_file() -> None:
-    blocks = re.findall(r"```\n(.*?)```", RULES_MD.read_text(encoding="utf-8"), re.S)
-    assert [blocks[0].split(), blocks[1].split()] == [
-        list(FICHES_RANKING),
-        list(BRELANS_RANKING),
-    ]
+def test_rankings_are_printed_in_the_rules_page() -> None:
+    # The page's code blocks made only of three-digit hands are the two rankings.
+    blocks, block = [], None
+    for line in RULES_PAGE.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```") and block is None:
+            block = []
+        elif line.startswith("```"):
+            blocks.append(block)
+            block = None
+        elif block is not None:
+            block.extend(line.split())
+    rankings = [b for b in blocks if b and all(re.fullmatch("[1-6]{3}", w) for w in b)]
+    assert rankings == [list(FICHES_RANKING), list(BRELANS_RANKING)]
 
 
 @pytest.mark.parametrize("preset", PRESETS_421)
-def test_every_hand_is_worth_its_rules_md_value(preset: str) -> None:
+def test_every_hand_is_worth_its_table_value(preset: str) -> None:
     knobs = PRESETS[preset]
     table = value_table(knobs["ranking"], knobs["value_421"], knobs["nenette"])
-    expected = {hand: rules_md_value(hand, preset) for hand in RANKING_TEXT["fiches"]}
+    expected = {hand: table_value(hand, preset) for hand in RANKING_TEXT["fiches"]}
     assert table == expected
 
 
-# -- random rounds against a RULES.md oracle -----------------------------------------------
+# -- random rounds against an oracle -------------------------------------------------------
 
 
-def oracle_key(knobs: dict[str, Any], hand: str, throws: int) -> tuple[int, int]:
-    rank = RANKING_TEXT[knobs["ranking"]].index(hand)
-    return rank, throws if knobs["fewer_throws_breaks_tie"] else 0
+def oracle_keys(knobs: dict[str, Any], made: list[tuple[str, int]]) -> list[tuple[int, int]]:
+    """Sort keys of (hand, throws) made in this order: rank, then throws when they count.
+
+    With ``second_nenette = beats`` (regles-21: "il bat la nénette précédente et ainsi de
+    suite") each nénette beats every nénette thrown before it, whatever the throws."""
+    keys = []
+    nenettes_before = 0
+    for hand, throws in made:
+        rank = RANKING_TEXT[knobs["ranking"]].index(hand)
+        if hand == "221" and knobs["second_nenette"] == "beats":
+            keys.append((rank, -nenettes_before))
+            nenettes_before += 1
+        else:
+            keys.append((rank, throws if knobs["fewer_throws_breaks_tie"] else 0))
+    return keys
 
 
 def oracle_value(knobs: dict[str, Any], hand: str) -> int:
-    return rules_md_value(hand, _column(knobs))
+    return table_value(hand, _column(knobs))
 
 
 def _column(knobs: dict[str, Any]) -> str:
-    """The RULES.md value column these knobs make (x11 and the nénette follow the knobs)."""
+    """The value column these knobs make (x11 and the nénette follow the knobs)."""
     if (knobs["ranking"], knobs["nenette"], knobs["value_421"]) == ("brelans", "plain", 8):
         return "kyt-11"
     if knobs["ranking"] == "fiches" and knobs["nenette"] != "plain":
         return "regles-21" if knobs["value_421"] == 10 else "tim-11"
-    raise AssertionError(f"no RULES.md column for {knobs}")
+    raise AssertionError(f"no value column for {knobs}")
 
 
 def oracle_amount(knobs: dict[str, Any], loser_hand: str, payer_hand: str, own: bool) -> int:
-    """RULES.md "Charge", "Décharge" and "Nénette", before the pot / winner limit."""
+    """docs/rules.md "Charge", "Décharge" and "Nénette", before the pot / winner limit."""
     nenette = knobs["nenette"]
     if own:  # charge_pays = loser: the loser's own hand, nénette included
         return oracle_value(knobs, loser_hand)
@@ -131,6 +150,9 @@ VARIANTS = [
     ("classique-10", {"charge_throws": 1}),
     ("kyt-11", {}),
     ("kyt-11", {"charge_pays": "loser"}),
+    ("regles-21", {"second_nenette": "rampo"}),
+    ("tim-11", {"second_nenette": "beats"}),
+    ("kyt-11", {"second_nenette": "beats", "fewer_throws_breaks_tie": True}),
 ]
 # Weighted towards the hands whose values differ between the knobs.
 SPECIAL = ["421", "111", "611", "666", "211", "222", "654", "321", "221", "221", "311"]
@@ -141,7 +163,7 @@ def random_hand(rng: random.Random) -> str:
 
 
 @pytest.mark.parametrize(("preset", "overrides"), VARIANTS)
-def test_random_charge_rounds_follow_rules_md(preset: str, overrides: dict[str, Any]) -> None:
+def test_random_charge_rounds_follow_the_rules(preset: str, overrides: dict[str, Any]) -> None:
     rng = random.Random(f"charge {preset} {overrides}")
     checked = 0
     for _ in range(60):
@@ -151,7 +173,7 @@ def test_random_charge_rounds_follow_rules_md(preset: str, overrides: dict[str, 
         open_with(g, 0)
         knobs = g.knobs
         hands = [random_hand(rng) for _ in range(players)]
-        keys = [oracle_key(knobs, h, 1) for h in hands]
+        keys = oracle_keys(knobs, [(h, 1) for h in hands])  # Ana opens: seat order
         worst = max(keys)
         if keys.count(worst) > 1:
             continue  # a rampo: checked by the scenario tests
@@ -172,7 +194,7 @@ def _hands_for(rng: random.Random, final: str, throws: int) -> tuple[str, ...]:
 
 
 @pytest.mark.parametrize(("preset", "overrides"), VARIANTS)
-def test_random_decharge_rounds_follow_rules_md(preset: str, overrides: dict[str, Any]) -> None:
+def test_random_decharge_rounds_follow_the_rules(preset: str, overrides: dict[str, Any]) -> None:
     rng = random.Random(f"decharge {preset} {overrides}")
     checked = 0
     for _ in range(50):
@@ -186,7 +208,7 @@ def test_random_decharge_rounds_follow_rules_md(preset: str, overrides: dict[str
         knobs = g.knobs
         order = g.order
         made = [(random_hand(rng), rng.randint(1, 3)) for _ in order]
-        keys = [oracle_key(knobs, h, t) for h, t in made]
+        keys = oracle_keys(knobs, made)
         if keys.count(max(keys)) > 1 or keys.count(min(keys)) > 1:
             continue
         loser = order[keys.index(max(keys))]
@@ -336,7 +358,15 @@ def test_ten_players_play_a_whole_game(preset: str) -> None:
     view = game.view()
     assert game.is_over and len(view["players"]) == 10
     assert view["pot"] + sum(p["tokens"] for p in view["players"]) == view["total_tokens"]
-    assert max(p["fiches"] for p in view["players"]) == game.knobs["manches_to_lose"]
+    if game.knobs["split_manches"] == "off":
+        assert max(p["fiches"] for p in view["players"]) == game.knobs["manches_to_lose"]
+    else:
+        # classique-10: the last décharge's winner wins, and under a belle the last charge
+        # went to nobody or to the same player; no fiche de manche is given.
+        assert game.winner == game.decharge_winner is not None
+        assert game.charge_winner in (None, game.winner)
+        assert max(p["fiches"] for p in view["players"]) == 0
+        assert view["players"][game.winner]["manches_won"] >= 1
 
 
 # -- 4D ------------------------------------------------------------------------------------------
@@ -371,9 +401,7 @@ def test_4d_the_locked_die_moves_round_the_square() -> None:
         faces[near] = 2 if faces[near] != 2 else 3
         g.apply({"type": "turn", "faces": faces})
     assert fars == [2, 3, 0, 1]
-    assert check_move([1, 2, 3, 4], [1, 2, 3, 4], 0) == (
-        "nothing changed: a move turns the near, left or right die"
-    )
+    assert check_move([1, 2, 3, 4], [1, 2, 3, 4], 0) == {"code": "nothing_changed", "values": {}}
 
 
 # -- the simulate log, read as a player --------------------------------------------------------
@@ -404,7 +432,10 @@ def test_log_header_says_the_opener_binds_the_charge_too() -> None:
     assert "charge: up to 3 throws" in header
     assert "after the opener: exactly the opener's throws" in header
     assert "décharge exactly" not in header
-    assert "the charge winner wins a manche" in header
+    assert "the charge winner and the décharge winner each win a manche" in header
+    assert "one each: a belle decides" in header
+    _, lines, _ = narrated("classique-10", {"split_manches": "off"})
+    assert "first to lose 1 manche loses the game · the charge winner wins a manche" in lines[2]
     _, lines, _ = narrated("classique-10", {"one_round": True})
     assert "pot" not in "\n".join(lines) and "single round" in lines[1]
 
@@ -425,6 +456,27 @@ def test_log_tells_a_charge_won_and_a_winner_with_nothing_to_give() -> None:
     play_round(g, "651", "654", "653")
     play_round(g, "654", "651", "653")
     assert "  End of the charge: Ana holds the fewest and wins a manche" in lines
+
+
+@pytest.mark.parametrize("split", ["belle", "decharge"])
+def test_log_tells_the_decharge_winner_and_what_the_manches_decide(split: str) -> None:
+    g, lines, _ = narrated("classique-10", {"pot": 3, "split_manches": split})
+    open_with(g, ANA)
+    play_round(g, "654", "651", "653")  # Ben takes 2
+    play_round(g, "653", "652", "654")  # Cleo takes 1: Ana, at 0, wins the charge
+    play_round(g, "654", "651", "652")  # Cleo gives her token to Ana: out first
+    play_round(g, "654", "651")  # Ana gives hers to Ben, who holds all 3
+    assert "  End of the charge: Ana holds the fewest and wins a manche" in lines
+    assert (
+        "  End of the décharge: Cleo was the first to give every token away and wins a manche"
+        in lines
+    )
+    if split == "belle":
+        assert "  One manche each: a belle, a charge and a décharge again" in lines
+        assert not any(line.startswith("Game over") for line in lines)
+        assert any(line.startswith("─── Manche 2 · charge · pot 3") for line in lines)
+    else:
+        assert lines[-1] == "Game over after 4 rounds: Cleo wins the game."
 
 
 # -- refusals ----------------------------------------------------------------------------------

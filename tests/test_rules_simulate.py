@@ -87,3 +87,23 @@ def test_simulate_refuses_player_lists_it_cannot_seat(players: str, words: str,
     assert main(["simulate", "--players", players]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.startswith("dicetower simulate: ") and words in err
+
+
+def test_the_4d_log_says_how_the_square_is_presented(capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+
+    presented = 0
+    for seed in range(6):
+        code, out, _ = run(capsys, "--preset", "4d", "--seed", str(seed))
+        assert code == 0
+        lines = out.splitlines()
+        start = next(i for i, line in enumerate(lines) if line.startswith("Start: "))
+        faces = [int(f) for f in lines[start].split("land ")[1].split()]
+        shown = re.fullmatch(r"  Ana\s+presents position (\d) \(face (\d)\) to Ben",
+                             lines[start + 1])
+        if shown:
+            presented += 1
+            assert faces[int(shown[1])] == int(shown[2])
+        else:  # the square as it lay: the opponent's move comes at once
+            assert lines[start + 1].startswith("  Ben ")
+    assert presented >= 1

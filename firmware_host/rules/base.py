@@ -56,15 +56,15 @@ class GameBase:
     def apply(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         """Apply one input event and return its effects; RuleError leaves the game unchanged."""
         if not isinstance(event, dict):
-            raise RuleError(f"an event is a dict with a 'type', not {type(event).__name__}")
+            raise RuleError("event_not_dict", kind=type(event).__name__)
         kind = event.get("type")
         if kind == "undo":
             return self.undo()
         if kind not in self.event_types:
             valid = ", ".join((*self.event_types, "undo"))
-            raise RuleError(f"unknown event type {kind!r}; valid types: {valid}")
+            raise RuleError("unknown_event", kind=repr(kind), valid=valid)
         if self.is_over:
-            raise RuleError("the game is over; start a new one (or undo)")
+            raise RuleError("game_is_over")
         clean = self._normalise(event)
         try:
             effects = self._step(clean)
@@ -79,7 +79,7 @@ class GameBase:
     def undo(self) -> list[dict[str, Any]]:
         """Undo the last accepted input; returns the effects that put the tokens back."""
         if not self.history:
-            raise RuleError("nothing to undo")
+            raise RuleError("nothing_to_undo")
         last = self.history[-1]
         self._replay([entry["event"] for entry in self.history[:-1]])
         effects: list[dict[str, Any]] = [{"kind": "undone", "seq": last["seq"]}]
@@ -122,9 +122,11 @@ class GameBase:
         allowed = self.event_fields.get(event["type"], ())
         unused = sorted(set(event) - {"type", *allowed})
         if unused:
-            takes = ", ".join(repr(f) for f in allowed) or "no other field"
-            raise RuleError(f"a {event['type']!r} event takes no "
-                            f"{', '.join(repr(f) for f in unused)} (it takes {takes})")
+            kind, fields = repr(event["type"]), ", ".join(repr(f) for f in unused)
+            if not allowed:
+                raise RuleError("fields_none", kind=kind, unused=fields)
+            raise RuleError("fields_unknown", kind=kind, unused=fields,
+                            takes=", ".join(repr(f) for f in allowed))
         clean: dict[str, Any] = {"type": event["type"]}
         if "faces" in event or event["type"] in ("throw", "turn"):
             clean["faces"] = _int_list(event.get("faces"), "faces")
@@ -133,9 +135,7 @@ class GameBase:
         player = event.get("player")
         if player is not None:
             if type(player) is not int or not 0 <= player < len(self.players):
-                raise RuleError(
-                    f"player must be a seat from 0 to {len(self.players) - 1}, not {player!r}"
-                )
+                raise RuleError("bad_seat", last=len(self.players) - 1, value=repr(player))
             clean["player"] = player
         return clean
 
@@ -143,8 +143,10 @@ class GameBase:
         """Refuse an event that names a player other than the one to move."""
         player = event.get("player")
         if player is not None and player != expected:
-            who = "nobody" if expected is None else self.players[expected]
-            raise RuleError(f"it is not {self.players[player]}'s turn: {who} is to move")
+            if expected is None:
+                raise RuleError("not_your_turn_nobody", player=self.players[player])
+            raise RuleError("not_your_turn", player=self.players[player],
+                            mover=self.players[expected])
 
     def _current_turn_effects(self) -> list[dict[str, Any]]:
         return []
@@ -152,10 +154,10 @@ class GameBase:
 
 def _int_list(value: Any, field: str) -> list[int]:
     if not isinstance(value, _SEQUENCES):
-        raise RuleError(f"'{field}' must be a list of whole numbers, not {value!r}")
+        raise RuleError("not_a_list", field=field, value=repr(value))
     for item in value:
         if type(item) is not int:
-            raise RuleError(f"'{field}' must hold whole numbers, not {item!r}")
+            raise RuleError("not_whole_numbers", field=field, value=repr(item))
     return list(value)
 
 

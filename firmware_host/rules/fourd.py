@@ -8,6 +8,14 @@ a quarter, clockwise by default, and the direction picks the die the opponent ca
 clockwise, the opponent's near die is the next position and the mover's right die is locked
 for them; counter-clockwise, their near die is the previous position and the mover's left die
 is locked.
+
+The first move. "Le premier joueur tourne ce carré de façon à présenter trois dés à son
+adversaire. L'adversaire ne pourra modifier la valeur du dé dont il est le plus éloigné." (The
+first player turns the square so as to present three dice to the opponent, who cannot change
+the die farthest from them.) So seat 0 throws, may then ``present`` the square (name the
+position that faces the opponent), and the opponent makes the first move; when the opponent's
+first move comes without a presentation, position 0 faces them. The knob ``first_move``
+= ``"thrower"`` keeps the older reading: the thrower moves first, facing position 0.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from typing import Any, ClassVar
 
 from firmware_host.rules.base import GameBase
 from firmware_host.rules.errors import RuleError
+from firmware_host.rules.texts import RuleText, rule_text
 
 SQUARE = 4
 
@@ -47,6 +56,9 @@ TURNED_SETS: dict[str, tuple[str, ...]] = {
 # the mover's right die for the opponent, "ccw" the mover's left die.
 ROTATIONS: dict[str, int] = {"cw": 1, "ccw": -1}
 DEFAULT_ROTATION = "cw"
+# The position facing the opponent when the thrower does not present the square.
+DEFAULT_NEAR = 0
+THROWER = 0  # the seat that throws the dice (the first player)
 
 # Combination -> base points (the face value is added). Equal totals go to the rarer one.
 COMBINATIONS: dict[str, int] = {
@@ -79,9 +91,14 @@ def check_rotate(value: Any) -> str:
     """``value`` when it names a rotation of the square, else a RuleError listing the valid ones."""
     if type(value) is not str or value not in ROTATIONS:
         valid = ", ".join(repr(name) for name in ROTATIONS)
-        raise RuleError(
-            f"'rotate' turns the square a quarter one way or the other: {valid}, not {value!r}"
-        )
+        raise RuleError("bad_rotate", valid=valid, value=repr(value))
+    return value
+
+
+def check_near(value: Any) -> int:
+    """``value`` when it names a position of the square, else a RuleError saying what it takes."""
+    if type(value) is not int or not 0 <= value < SQUARE:
+        raise RuleError("bad_near", last=SQUARE - 1, value=repr(value))
     return value
 
 
@@ -92,38 +109,47 @@ def is_quarter_turn(old: int, new: int) -> bool:
 
 def check_move(
     old: Sequence[int], new: Sequence[int], near: int, fifth_die: bool = False
-) -> str | None:
-    """None when going from ``old`` to ``new`` top faces is a legal move, else the reason."""
+) -> RuleText | None:
+    """None when going from ``old`` to ``new`` top faces is a legal move, else the reason.
+
+    The reason is a `RuleText` (``{"code": ..., "values": {...}}``): whoever shows it puts
+    it into words in its own language (`firmware_host.rules.texts.render_text`).
+    """
     size = SQUARE + (1 if fifth_die else 0)
     if len(new) != size:
-        return f"{len(new)} faces given; this game has {size} dice"
+        return rule_text("move_face_count", count=len(new), size=size)
     for face in new:
         if type(face) is not int or not 1 <= face <= 6:
-            return f"a die shows 1 to 6, not {face!r}"
+            return rule_text("die_face", face=repr(face))
     where = roles(near)
     role_of = {pos: role for role, pos in where.items()}
     changed = [pos for pos in range(SQUARE) if old[pos] != new[pos]]
     if where["far"] in changed:
-        return f"the far die (position {where['far']}) is locked and cannot be turned"
+        return rule_text("far_locked", position=where["far"])
     for pos in range(size):
         if old[pos] != new[pos] and old[pos] + new[pos] == 7:
-            die = "the fifth die" if pos == SQUARE else f"the {role_of[pos]} die"
-            return (
-                f"{die} went from {old[pos]} to {new[pos]}, its opposite face: "
-                "a quarter turn cannot do that"
-            )
+            die = dict(_DIE_NAMES["fifth" if pos == SQUARE else role_of[pos]])
+            return rule_text("opposite_face", die=die, old=old[pos], new=new[pos])
     if fifth_die and old[SQUARE] == new[SQUARE]:
-        return "the fifth die must be turned every turn"
+        return rule_text("fifth_not_turned")
     if not changed:
-        return "nothing changed: a move turns the near, left or right die"
+        return rule_text("nothing_changed")
     turned = frozenset(role_of[pos] for pos in changed)
     if turned not in LEGAL_TURNED:
-        names = " and ".join(sorted(turned))
-        return (
-            f"the {names} dice all changed: more than one move allows "
-            "(near, left, right, left+near or right+near)"
-        )
+        # The only sets no single move turns: both sides, or all three dice.
+        if "near" in turned:
+            return rule_text("two_moves_all")
+        return rule_text("two_moves_sides")
     return None
+
+
+# How a reason names a die of the square (the far one is never turned, so never named).
+_DIE_NAMES: dict[str, RuleText] = {
+    "near": rule_text("die_near"),
+    "left": rule_text("die_left"),
+    "right": rule_text("die_right"),
+    "fifth": rule_text("die_fifth"),
+}
 
 
 def adjacent_faces(face: int) -> list[int]:
@@ -189,16 +215,19 @@ class Game4D(GameBase):
     """A 4D game for two players, with or without the fifth die."""
 
     kind: ClassVar[str] = "4d"
-    event_types: ClassVar[tuple[str, ...]] = ("throw", "turn")
+    event_types: ClassVar[tuple[str, ...]] = ("throw", "present", "turn")
     event_fields: ClassVar[dict[str, tuple[str, ...]]] = {
-        "throw": ("faces", "player"), "turn": ("faces", "rotate", "player")}
+        "throw": ("faces", "player"),
+        "present": ("near", "player"),
+        "turn": ("faces", "rotate", "player"),
+    }
 
     def _reset(self) -> None:
         self.size = SQUARE + (1 if self.knobs["fifth_die"] else 0)
         self.faces: list[int] = []
-        self.near = 0
+        self.near = DEFAULT_NEAR
         self.phase = "start"
-        self.to_move: int | None = 0
+        self.to_move: int | None = THROWER
         self.scores = [0, 0]
         self.moves = 0
         self.last_move: dict[str, Any] | None = None
@@ -210,27 +239,39 @@ class Game4D(GameBase):
         clean = super()._normalise(event)
         if event["type"] == "turn" and "rotate" in event:
             clean["rotate"] = check_rotate(event["rotate"])
+        if event["type"] == "present":
+            clean["near"] = check_near(event.get("near"))
+            # Written down with the presenter, so the history says who made the choice.
+            clean.setdefault("player", THROWER)
         return clean
 
     def _step(self, event: dict[str, Any]) -> list[dict[str, Any]]:
-        self._check_player(event, self.to_move)
         faces = event.get("faces", [])
         if self.phase == "start":
+            self._check_player(event, self.to_move)
             if event["type"] != "throw":
-                raise RuleError("the dice are thrown once first: a 'throw' of all the dice")
+                raise RuleError("throw_first")
             for face in faces:
                 if not 1 <= face <= 6:
-                    raise RuleError(f"a die shows 1 to 6, not {face}")
+                    raise RuleError("die_face", face=face)
             if len(faces) != self.size:
-                raise RuleError(f"{len(faces)} dice landed; 4D starts with {self.size} dice")
+                raise RuleError("start_dice", count=len(faces), size=self.size)
             self.faces = list(faces)
-            self.phase = "play"
-            return [{"kind": "phase", "phase": "play"}, self._turn_effect()]
+            if self.knobs["first_move"] == "thrower":
+                self.phase = "play"
+            else:
+                # The opponent moves first; the thrower may present the square before that.
+                self.phase = "present"
+                self.to_move = 1 - THROWER
+            return [{"kind": "phase", "phase": self.phase}, self._turn_effect()]
+        if event["type"] == "present":
+            return self._present(event)
+        self._check_player(event, self.to_move)
         if event["type"] != "turn":
-            raise RuleError("in 4D the dice are thrown only once; now they are turned")
+            raise RuleError("thrown_once")
         reason = check_move(self.faces, faces, self.near, self.knobs["fifth_die"])
-        if reason:
-            raise RuleError(reason)
+        if reason is not None:
+            raise RuleError(reason["code"], **reason["values"])
         rotate = check_rotate(event.get("rotate", DEFAULT_ROTATION))
         player = self.to_move
         where = roles(self.near)
@@ -263,11 +304,31 @@ class Game4D(GameBase):
             effects.append({"kind": "phase", "phase": "over"})
             effects.append({"kind": "game_over", "loser": self.loser, "winner": self.winner})
             return effects
+        if self.phase == "present":
+            # The first move came without a presentation: the square was taken as it lay.
+            self.phase = "play"
+            effects.append({"kind": "phase", "phase": "play"})
         # The mover turns the square a quarter, choosing which die the opponent cannot touch.
         self.near = next_near(self.near, rotate)
         self.to_move = 1 - player
         effects.append(self._turn_effect())
         return effects
+
+    def _present(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        """The thrower turns the square: ``near`` faces the opponent, who moves first."""
+        thrower, opponent = self.players[THROWER], self.players[1 - THROWER]
+        if self.knobs["first_move"] == "thrower":
+            raise RuleError("present_not_used", thrower=thrower)
+        if self.phase != "present":
+            if self.phase == "play" and self.moves == 0:
+                raise RuleError("already_presented", player=opponent)
+            raise RuleError("present_once")
+        if event["player"] != THROWER:
+            raise RuleError("presenter_only", thrower=thrower,
+                            player=self.players[event["player"]])
+        self.near = event["near"]
+        self.phase = "play"
+        return [{"kind": "phase", "phase": "play"}, self._turn_effect()]
 
     def _turn_effect(self) -> dict[str, Any]:
         where = roles(self.near)
@@ -284,7 +345,7 @@ class Game4D(GameBase):
 
     def legal_moves(self) -> list[tuple[str, list[int]]]:
         """Every (move, new top faces) the player to move can reach (none unless playing)."""
-        if self.phase != "play":
+        if self.phase not in ("present", "play"):
             return []
         return legal_results(self.faces, self.near, self.size > SQUARE)
 
@@ -333,7 +394,7 @@ class Game4D(GameBase):
                 "last_round": None,
                 "loser": self.loser,
                 "winner": self.winner,
-                "message": self.message(),
+                "prompt": self.prompt(),
                 "square": square,
                 "fifth": self.faces[SQUARE] if self.size > SQUARE and self.faces else None,
                 "showing": {"combination": combination, "points": points},
@@ -341,13 +402,19 @@ class Game4D(GameBase):
                 "target": self.knobs["target"],
                 "moves": self.moves,
                 "last_move": dict(self.last_move) if self.last_move else None,
+                # Who may still present the square before the first move (else None).
+                "presenter": THROWER if self.phase == "present" else None,
             }
         )
 
-    def message(self) -> str:
+    def prompt(self) -> RuleText:
+        """What happens next, as a code and values (`firmware_host.rules.texts.PROMPTS`)."""
         if self.phase == "over":
-            return f"{self.players[self.winner]} gagne avec {self.scores[self.winner]} points"
+            return rule_text("fourd_won", player=self.players[self.winner],
+                             points=self.scores[self.winner])
         name = self.players[self.to_move]
         if self.phase == "start":
-            return f"{name} lance les {self.size} dés une seule fois"
-        return f"{name} tourne un ou deux dés (le dé du fond est bloqué)"
+            return rule_text("fourd_throw", player=name, dice=self.size)
+        if self.phase == "present":
+            return rule_text("fourd_present", thrower=self.players[THROWER], player=name)
+        return rule_text("fourd_move", player=name)

@@ -15,7 +15,7 @@ def _words(text: str) -> tuple[str, ...]:
     return tuple(text.split())
 
 
-# Best first. With fiches, x11 ranks just above the brelan xxx (RULES.md, 56 outcomes).
+# Best first. With fiches, x11 ranks just above the brelan xxx (docs/rules.md, 56 outcomes).
 FICHES_RANKING: tuple[str, ...] = _words(
     """
     421 111 611 666 511 555 411 444 311 333 211 222 654 543 432 321
@@ -77,7 +77,7 @@ def hand_kind(hand: str, ranking: str) -> str:
 
 
 def hand_value(hand: str, ranking: str, value_421: int, nenette: str) -> int:
-    """Tokens a hand is worth (the table of RULES.md).
+    """Tokens a hand is worth (the table of docs/rules.md).
 
     The two columns that differ are derived from other knobs: x11 is worth x only when it
     is a fiche (ranking ``fiches``), and the nénette is worth 2 unless it is ``plain``.

@@ -73,6 +73,14 @@ class Narrator:
         self.say(
             f"pot {k['pot']} · 421 worth {k['value_421']} · charge: {charge}, loser takes {pays}"
         )
+        if k["split_manches"] != "off":
+            split = {"belle": "a belle decides", "decharge": "the décharge's winner wins"}
+            self.say(
+                f"décharge: up to 3 throws · {limit} · nénette {k['nenette']} · the charge "
+                f"winner and the décharge winner each win a manche; one each: "
+                f"{split[k['split_manches']]}"
+            )
+            return
         counts = " · the charge winner wins a manche" if k["charge_win_counts"] else ""
         self.say(
             f"décharge: up to 3 throws · {limit} · nénette {k['nenette']} · "
@@ -128,6 +136,8 @@ class Narrator:
                 self.in_opening = False
                 self._header(game, effect["phase"])
             elif kind == "manche":
+                if self.knobs["split_manches"] != "off":
+                    self.say("  One manche each: a belle, a charge and a décharge again")
                 self._header(game, "charge")
             elif kind == "round_won" and self.round_kind == "round":
                 self.say(f"  → {self.name(effect['player'])} has the best hand: {effect['hand']}")
@@ -181,6 +191,11 @@ class Narrator:
                 self.say(
                     f"  End of the charge: {self.name(effect['player'])} holds the fewest{wins}"
                 )
+            elif kind == "decharge_won":
+                self.say(
+                    f"  End of the décharge: {self.name(effect['player'])} was the first to "
+                    f"give every token away and wins a manche"
+                )
             elif kind == "player_out":
                 self.say(
                     f"  ✓ {self.name(effect['player'])} has no token left and is out "
@@ -192,15 +207,23 @@ class Narrator:
                     f"  ✗ {self.name(seat)} holds all {game.total_tokens} tokens and loses "
                     f"manche {effect['manche']} (fiches de manche: {self._fiches(game)})"
                 )
-            elif kind == "game_over" and effect["loser"] is not None:
-                self.say()
-                self.say(
-                    f"Game over after {game.round_number} rounds: {self.name(effect['loser'])} "
-                    f"loses the game and pays the next round."
-                )
-            elif kind == "game_over" and effect["winner"] is not None:
-                self.say()
-                self.say(f"Game over: {self.name(effect['winner'])} wins the single round.")
+            elif kind == "game_over":
+                self._game_over(game, effect["loser"], effect["winner"])
+
+    def _game_over(self, game: Any, loser: int | None, winner: int | None) -> None:
+        rounds = f"Game over after {game.round_number} rounds"
+        if self.knobs["split_manches"] != "off" and not self.knobs["one_round"]:
+            pays = ""
+            if loser is not None:
+                pays = f"; {self.name(loser)} loses it and pays the next round"
+            self.say()
+            self.say(f"{rounds}: {self.name(winner)} wins the game{pays}.")
+        elif loser is not None:
+            self.say()
+            self.say(f"{rounds}: {self.name(loser)} loses the game and pays the next round.")
+        elif winner is not None:
+            self.say()
+            self.say(f"Game over: {self.name(winner)} wins the single round.")
 
     def _header(self, game: Any, phase: str) -> None:
         self.turns_in_round = 0
@@ -232,6 +255,16 @@ class Narrator:
         if event["type"] == "throw":
             self.say()
             self.say(f"Start: the dice land {' '.join(map(str, event['faces']))}")
+            return
+        if event["type"] == "present":
+            # The thrower turns the square: the position named faces the opponent. The
+            # journaled event names the thrower even when the input did not.
+            journaled = game.history[-1]["event"]
+            thrower, near = journaled["player"], journaled["near"]
+            self.say(
+                f"  {self.name(thrower):<{self.width}}  presents position {near} "
+                f"(face {game.faces[near]}) to {self.name(1 - thrower)}"
+            )
             return
         move = game.last_move
         for effect in effects:

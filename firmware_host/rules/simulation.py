@@ -66,10 +66,16 @@ def policy_421(game: Game421, rng: random.Random) -> dict[str, Any]:
 
 
 def policy_4d(game: Any, rng: random.Random) -> dict[str, Any]:
-    """Start with a random throw, then make the move that scores most (ties at random) and
-    turn the square the way that leaves the opponent the lower best score (ties: clockwise)."""
+    """Start with a random throw and present the square that leaves the opponent the lowest
+    best score; then make the move that scores most (ties at random) and turn the square the
+    way that leaves the opponent the lower best score (ties: clockwise)."""
     if game.phase == "start":
         return {"type": "throw", "faces": dice(rng, game.size)}
+    if game.phase == "present":
+        near = choose_presentation(game)
+        if near != game.near:
+            return {"type": "present", "near": near}
+        # The square as it lies is the best presentation: the opponent moves at once.
     pairs = game.knobs["pairs_score"]
     options = [(best_combination(new, pairs)[1], new) for _, new in game.legal_moves()]
     top = max(points for points, _ in options)
@@ -89,6 +95,19 @@ def choose_rotation(game: Any, faces: list[int]) -> str:
         return max(best_combination(new, pairs)[1] for _, new in legal_results(faces, near, fifth))
 
     return min(ROTATIONS, key=lambda rotate: (opponent_best(rotate), rotate != DEFAULT_ROTATION))
+
+
+def choose_presentation(game: Any) -> int:
+    """The position to turn towards the opponent before the first move: the one that leaves
+    them the lowest best score (ties: the square as it lies, then the lowest position)."""
+    pairs = game.knobs["pairs_score"]
+    fifth = game.size > SQUARE
+
+    def opponent_best(near: int) -> int:
+        return max(best_combination(new, pairs)[1]
+                   for _, new in legal_results(game.faces, near, fifth))
+
+    return min(range(SQUARE), key=lambda near: (opponent_best(near), near != game.near, near))
 
 
 @dataclass
@@ -138,12 +157,15 @@ def play(
     rng: random.Random,
     knobs: dict[str, Any] | None = None,
     observer: Observer | None = None,
+    strategy: Callable[[Any, random.Random], dict[str, Any]] | None = None,
 ) -> tuple[GameBase, GameStats]:
-    """Play one whole game; ``observer(game, event, effects)`` sees every step."""
+    """Play one whole game; ``observer(game, event, effects)`` sees every step.
+
+    ``strategy(game, rng) -> event`` plays instead of the simple players when given."""
     game = new_game(preset, players, knobs)
     stats = GameStats()
     is_421 = isinstance(game, Game421)
-    policy = policy_421 if is_421 else policy_4d
+    policy = strategy or (policy_421 if is_421 else policy_4d)
     hands = stats.hands
     while not game.is_over:
         event = policy(game, rng)
