@@ -92,16 +92,20 @@ class Journal:
     """An open journal file. Thread-safe: one connection, one lock."""
 
     def __init__(self, path: str | Path, *, max_image_bytes: int = 200 * 1024 * 1024,
-                 exclusive: bool = False) -> None:
+                 exclusive: bool = False, read_only: bool = False) -> None:
         """Open (or create) the journal at ``path``. ``exclusive``: the game's one writer
         (`run`, `demo`, `serve`); a second one on the same file is a `JournalError`, as two
-        towers appending to one game would make a game neither of them played."""
+        towers appending to one game would make a game neither of them played.
+        ``read_only``: an existing journal, read beside its running writer (WAL lets a reader
+        in while it commits): no lock taken, nothing created or changed."""
+        if exclusive and read_only:
+            raise ValueError("a read-only journal cannot be the game's writer")
         self.path = Path(path)
         self.max_image_bytes = max_image_bytes
         self._lock = threading.RLock()
         self._claim = _claim(self.path) if exclusive else None
         try:
-            self._db = _open(self.path)
+            self._db = _open_read_only(self.path) if read_only else _open(self.path)
         except BaseException:
             if self._claim is not None:
                 self._claim.close()
@@ -236,19 +240,21 @@ class Journal:
 
     # ------------------------------------------------------------------ accepted throws
 
-    def accepted_throws(self, since: float | None = None) -> list[dict[str, Any]]:
+    def accepted_throws(self, since: float | None = None, *,
+                        turns: bool = True) -> list[dict[str, Any]]:
         """Every throw the camera or the game master entered, with its time and faces
-        (``{"at", "faces", "colours"}``; colours None: the dice are not told apart)."""
+        (``{"at", "faces", "colours"}``; colours None: the dice are not told apart).
+        ``turns=False`` leaves out 4D turns: their faces are set by hand, not thrown."""
         with self._lock:
             # Every row, not only those after ``since``: a later correction or undo must
             # find the throw it replaces even when that throw is older.
             rows = self._db.execute(
                 "SELECT at, body FROM actions WHERE kind IN ('event', 'correct', 'new_game') "
                 "ORDER BY id").fetchall()
-        throws: list[dict[str, Any] | None] = []
+        throws: list[tuple[str, dict[str, Any]] | None] = []
         # The current game's history, one entry per input (None: not a throw), as undo and
-        # corrections see it.
-        game: list[dict[str, Any] | None] = []
+        # corrections see it; each throw with its event type (a corrected turn stays a turn).
+        game: list[tuple[str, dict[str, Any]] | None] = []
         for at, body in rows:
             action = json.loads(body)
             event = action.get("event") or {}
@@ -261,14 +267,17 @@ class Journal:
                     game.pop()
             elif kind == "correct":
                 if game:
-                    game[-1] = {"at": float(at), "faces": list(action.get("faces") or []),
-                                "colours": None}
+                    thrown = game[-1][0] if game[-1] is not None else "throw"
+                    game[-1] = (thrown, {"at": float(at), "faces": list(action.get("faces") or []),
+                                         "colours": None})
             elif event.get("type") in ("throw", "turn") and event.get("faces"):
-                game.append({"at": float(at), "faces": list(event["faces"]), "colours": None})
+                game.append((event["type"], {"at": float(at), "faces": list(event["faces"]),
+                                             "colours": None}))
             else:
                 game.append(None)
         throws.extend(game)
-        return [t for t in throws if t is not None and (since is None or t["at"] >= since)]
+        return [throw for thrown, throw in filter(None, throws)
+                if (turns or thrown != "turn") and (since is None or throw["at"] >= since)]
 
     # ------------------------------------------------------------------ life cycle
 
@@ -348,15 +357,7 @@ def _open(path: Path) -> sqlite3.Connection:
         if new:
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        app_id = db.execute("PRAGMA application_id").fetchone()[0]
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        if app_id != APPLICATION_ID:
-            raise JournalError(f"{path}: not a dicetower journal (another SQLite database?); "
-                               "point --journal at another file")
-        if version > SCHEMA_VERSION:
-            raise JournalError(f"{path}: written by a newer dicetower (journal format "
-                               f"{version}, this one reads up to {SCHEMA_VERSION}); upgrade "
-                               "dicetower")
+        _check_identity(db, path)
         check = db.execute("PRAGMA quick_check").fetchone()[0]
         if check != "ok":
             raise JournalError(f"{path}: the journal is damaged ({check}); keep the file for "
@@ -370,6 +371,44 @@ def _open(path: Path) -> sqlite3.Connection:
         raise JournalError(f"{path}: not a readable journal ({exc}); a truncated or damaged "
                            "file is never replaced: move it away or point --journal elsewhere"
                            ) from None
+    except JournalError:
+        db.close()
+        raise
+    return db
+
+
+def _check_identity(db: sqlite3.Connection, path: Path) -> None:
+    """Refuse another application's SQLite file, or a journal from a newer dicetower."""
+    app_id = db.execute("PRAGMA application_id").fetchone()[0]
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if app_id != APPLICATION_ID:
+        raise JournalError(f"{path}: not a dicetower journal (another SQLite database?); "
+                           "point --journal at another file")
+    if version > SCHEMA_VERSION:
+        raise JournalError(f"{path}: written by a newer dicetower (journal format "
+                           f"{version}, this one reads up to {SCHEMA_VERSION}); upgrade "
+                           "dicetower")
+
+
+def _open_read_only(path: Path) -> sqlite3.Connection:
+    """Open an existing journal to read it, even while its writer runs (no lock, no change)."""
+    if path.is_dir():
+        raise JournalError(f"{path}: is a folder; give the journal's file (journal.sqlite3)")
+    if not path.is_file():
+        raise JournalError(f"{path}: no journal there yet (the tower writes it as it plays)")
+    _check_header(path)
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+                             isolation_level=None, check_same_thread=False, timeout=10)
+    except sqlite3.Error as exc:
+        raise JournalError(f"{path}: cannot open the journal ({exc})") from None
+    try:
+        _check_identity(db, path)
+        db.execute("PRAGMA query_only = ON")
+        db.execute("SELECT 1 FROM actions LIMIT 1").fetchall()
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        raise JournalError(f"{path}: not a readable journal ({exc})") from None
     except JournalError:
         db.close()
         raise
@@ -399,9 +438,9 @@ def _check_header(path: Path) -> None:
                            "--journal elsewhere")
 
 
-def accepted_throws(path: str | Path, since: float | None = None) -> list[dict[str, Any]]:
-    """The accepted throws of the journal at ``path`` (for `dicetower fairness`)."""
-    if not Path(path).is_file():
-        raise JournalError(f"{path}: no journal there yet (the tower writes it as it plays)")
-    with Journal(path) as journal:
-        return journal.accepted_throws(since)
+def accepted_throws(path: str | Path, since: float | None = None, *,
+                    turns: bool = True) -> list[dict[str, Any]]:
+    """The accepted throws of the journal at ``path`` (for `dicetower fairness`), read-only:
+    it works while the tower plays."""
+    with Journal(path, read_only=True) as journal:
+        return journal.accepted_throws(since, turns=turns)
