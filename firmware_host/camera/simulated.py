@@ -16,6 +16,11 @@ Rendering a frame costs tens of milliseconds, so a still tray is drawn once and 
 it gets its own sensor noise and a slight flicker (a camera's frames of a still tray are never
 identical), and only the frames in motion are drawn one by one. Frame times run on the
 tray's own clock at ``fps``: `realtime=False` plays as fast as the machine can.
+
+Light responds as on a real tower: the tray's ring light (`set_ring`, off unless set) adds
+white light that evens out the bar lamp's shadows and colour; the camera's ExposureTime and
+AnalogueGain (`set_controls`) scale the light before it clips, gain the noise too. Left
+alone, every frame is as it was without them.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import numpy as np
 
 from firmware_host.camera.base import CameraError, CameraSource
 from vision import Profile
-from vision.render import COLOUR_COMBOS, DieSpec, HandSpec, TraySpec, render_tray
+from vision.lab.render import COLOUR_COMBOS, DieSpec, HandSpec, TraySpec, render_tray
 
 Point = tuple[float, float]
 Polygon = tuple[Point, ...]
@@ -42,6 +47,8 @@ NOISE_BANK = 4  # noise fields drawn once and shifted per frame (drawing one cos
 TUMBLE_FRAMES = 4  # frames of dice in flight, before they rest
 CAMERA_BUFFER = 4  # frames a live camera holds for a late reader; older ones are dropped
 MOVE_FRAMES = 2  # frames of a hand turning or moving dice that are already there
+RING_LIGHT = 0.8  # light of the ring at full level, against the bar lamp's at exposure 1
+REFERENCE_EXPOSURE = 10_000  # microseconds: the exposure at which the tray looks as drawn
 
 
 @dataclass(frozen=True)
@@ -122,11 +129,16 @@ class SimulatedTray:
         self.noise = noise
         self.jpeg_quality = jpeg_quality
         self._lock = threading.Lock()
+        # An ordinary bar lamp; ``light`` may change any of it (a low lamp, a warm bulb).
+        lamp = {"gradient": 0.08, "vignette": 0.06, "light_azimuth_deg": 200.0,
+                "light_elevation_deg": 65.0, "shadow_strength": 0.25, **light}
         self._base = TraySpec(width=self.layout.width, height=self.layout.height, floor=floor,
-                              noise_sigma=0.0, blur_sigma=0.6, gradient=0.08, vignette=0.06,
-                              light_azimuth_deg=200.0, light_elevation_deg=65.0,
-                              shadow_strength=0.25, camera_height=None, **light)
+                              noise_sigma=0.0, blur_sigma=0.6, camera_height=None, **lamp)
+        self._lamp = self._base  # the bar's own light, before the ring and the camera
+        self._ring: float | None = None
+        self._exposure = 1.0  # the camera's exposure, x REFERENCE_EXPOSURE
         self._render_seed = seed
+        self._empty_seed = seed + 1
         self._dice: tuple[PlacedDie, ...] = ()
         self._queue: deque[_Shot] = deque()
         self._still = self._draw(self._dice)
@@ -159,6 +171,34 @@ class SimulatedTray:
         if empty_tray:
             profile.use_empty_tray(self.empty_tray())
         return profile
+
+    # ------------------------------------------------------------------ the light
+
+    ring = property(lambda self: self._ring, doc="The ring light's level (0..1); None: off.")
+    def set_ring(self, level: float) -> None:
+        """Set the ring light's level (0..1); the tray is seen under it from the next frame."""
+        if not 0.0 <= level <= 1.0:
+            raise ValueError(f"ring level must be between 0 and 1, not {level}")
+        self._relight(float(level), self._exposure)
+
+    def expose(self, factor: float) -> None:
+        """The camera's exposure, as a factor of REFERENCE_EXPOSURE (from the camera)."""
+        self._relight(self._ring, float(factor))
+
+    def _relight(self, ring: float | None, exposure: float) -> None:
+        lamp, self._ring, self._exposure = self._lamp, ring, exposure
+        # The white ring over the tray dilutes the lamp's colour, shadows and fall-off.
+        added = RING_LIGHT * (ring or 0.0)
+        share = lamp.exposure / (lamp.exposure + added)
+        base = lamp if ring is None and exposure == 1.0 else replace(
+            lamp, exposure=(lamp.exposure + added) * exposure, gradient=lamp.gradient * share,
+            white_balance=tuple(share * g + 1.0 - share for g in lamp.white_balance),
+            shadow_strength=lamp.shadow_strength * share)
+        with self._lock:
+            self._base = base
+        still, empty = self._draw(self.dice), self._draw((), seed=self._empty_seed)
+        with self._lock:
+            self._still, self._empty = replace(self._still, image=still.image), empty.image
 
     # ------------------------------------------------------------------ what happens
 
@@ -268,7 +308,7 @@ class SimulatedTray:
             self._still = _Shot(still.image, TrayTruth(tuple(dice)), 0, noisy=True)
 
     def _draw(self, dice: Sequence[PlacedDie], *, hand: bool = False,
-              blur: float | None = None) -> _Shot:
+              blur: float | None = None, seed: int | None = None) -> _Shot:
         specs = tuple(self._spec(d) for d in dice)
         hands: tuple[HandSpec, ...] = ()
         if hand:
@@ -277,8 +317,9 @@ class SimulatedTray:
                               180.0 + float(self.rng.uniform(-20, 20))),)
         spec = replace(self._base, dice=specs, hands=hands,
                        blur_sigma=blur if blur is not None else self._base.blur_sigma)
-        self._render_seed += 1
-        shot = render_tray(spec, seed=self._render_seed)
+        if seed is None:
+            self._render_seed += 1
+        shot = render_tray(spec, seed=self._render_seed if seed is None else seed)
         return _Shot(shot.image, TrayTruth(tuple(dice), hand=hand), 0, noisy=True)
 
     def _spec(self, die: PlacedDie) -> DieSpec:
@@ -389,6 +430,24 @@ class SimulatedCamera(CameraSource):
         self._started = 0.0
         self._broken: str | None = None
         self.unplugged = False  # while True, `open` fails too (the cable is out)
+        self._controls: dict[str, Any] = {"ExposureTime": REFERENCE_EXPOSURE,
+                                          "AnalogueGain": 1.0, "AeEnable": True}  # in use
+
+    def controls(self) -> dict[str, Any]:
+        """The controls in use (ExposureTime in microseconds, AnalogueGain, AeEnable)."""
+        return dict(self._controls)
+
+    def set_controls(self, **controls: Any) -> dict[str, Any]:
+        """ExposureTime (microseconds, > 0) and AnalogueGain (>= 1) change the next frames;
+        AeEnable is taken (there is no automatic exposure to lock); others are not applied."""
+        super().set_controls(**controls)
+        applied = {k: v for k, v in controls.items() if k in self._controls}
+        if applied.get("ExposureTime", 1) <= 0 or applied.get("AnalogueGain", 1) < 1:
+            raise ValueError("ExposureTime must be positive and AnalogueGain at least 1")
+        if "ExposureTime" in applied:
+            self.tray.expose(int(applied["ExposureTime"]) / REFERENCE_EXPOSURE)
+        self._controls.update(applied)
+        return applied
 
     def due(self, at: float) -> float:
         """When (``time.monotonic``) a frame of frame time ``at`` is taken, at a live pace: a
@@ -424,6 +483,9 @@ class SimulatedCamera(CameraSource):
         self._frames += 1
         if noisy:
             image = self.tray.noisy(image)
+        gain = self._controls["AnalogueGain"]
+        if gain != 1.0:  # after the noise: gain amplifies it with the picture
+            image = np.clip(image.astype(np.float32) * gain + 0.5, 0, 255).astype(np.uint8)
         if self.realtime:
             delay = self._started + at - time.monotonic()
             if delay > 0:

@@ -1,0 +1,232 @@
+"""The four steps of a calibration, one after the other, from photos or a live camera.
+
+    outcome = calibrate_photos(PhotoThrows.from_folder(folder, expect=3), Settings(expect=3))
+    outcome = calibrate_live(LiveThrows(camera, table), Settings(expect=3), knobs=knobs)
+
+Both give an `Outcome`: the profile (its empty tray in memory, not yet written), the preview
+of each step, and the check's verdict. Input the tool cannot use is a `CalibrationError`; a
+camera that stops is the camera's own `CameraError`: either way nothing is kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from calibration import check as check_step
+from calibration import dice as dice_step
+from calibration import light as light_step
+from calibration import tray as tray_step
+from calibration.controls import Knob, lock
+from calibration.errors import CalibrationError
+from calibration.report import Reporter
+from calibration.sources import LiveThrows, PhotoThrows
+from vision import Profile, annotate, read_dice
+
+
+@dataclass
+class Settings:
+    """What the installer told: dice per throw, the tray's corners, where the keep zone is,
+    and (live) how many throws to learn from and to check with."""
+
+    expect: int | None = None
+    tray: list[tuple[float, float]] | None = None
+    keep: str = "right"
+    throws: int = 4
+    checks: int = 3
+
+
+@dataclass
+class Outcome:
+    """A finished calibration: ``profile`` is saved only if ``check.passed``."""
+
+    profile: Profile
+    empty: np.ndarray | None
+    findings: dice_step.DiceFindings
+    check: check_step.CheckResult
+    light: dict[str, float] = field(default_factory=dict)
+    previews: dict[str, np.ndarray] = field(default_factory=dict)
+    tray: list[tuple[float, float]] | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.check.passed
+
+
+def _tray_step(empty: np.ndarray | None, settings: Settings, ui: Reporter,
+               previews: dict[str, np.ndarray], *, light_later: bool = False
+               ) -> tuple[Profile, Any]:
+    """Step 1 on an empty-tray image (or none): the profile of the tray, and its outline.
+    ``light_later``: the light step comes next and may brighten a dim tray."""
+    quad = settings.tray
+    if empty is None:
+        if quad is None:
+            ui.say("  no empty tray given: no empty-tray image and no zones (the whole "
+                   "picture is read)")
+            return Profile(), None
+        ui.say("  no empty tray given: zones from --tray, no empty-tray image")
+    else:
+        if not light_later:
+            tray_step.check_light(empty, "the empty tray")
+        if quad is None:
+            quad = tray_step.find_tray(empty)
+            if quad is None:
+                raise CalibrationError("no tray found in the picture of the empty tray: point "
+                                       "the camera at the tray, clear it, or give its corners "
+                                       "with --tray x,y;x,y;x,y;x,y")
+            ui.say("  tray found: corners " + "; ".join(f"{x:.0f},{y:.0f}" for x, y in quad))
+        else:
+            tray_step.check_inside(quad, empty.shape)
+            ui.say("  tray corners from --tray")
+    roll, keep = tray_step.propose_zones(quad, settings.keep)
+    profile = Profile(zones=[roll], keep_zone=keep)
+    if empty is not None:
+        found = [d for d in read_dice(empty, profile) if d.value is not None]
+        if found:
+            raise CalibrationError(f"the tray is not empty: {len(found)} dice read in the "
+                                   "picture of the empty tray; take them out and start again")
+        profile.use_empty_tray(empty)
+        previews["1-tray"] = tray_step.draw(empty, quad, roll, keep)
+    ui.say(f"  roll zone and {'keep zone' if keep else 'no keep zone'} proposed "
+           f"(keep zone: {settings.keep})")
+    return profile, quad
+
+
+def _dice_step(images: list[np.ndarray], expects: list[int], base: Profile, ui: Reporter,
+               previews: dict[str, np.ndarray]) -> dice_step.DiceFindings:
+    # One reading with the tray's profile, then the die sizes tried: about 20 profiles.
+    with ui.progress(20, "profiles tried") as tick:
+        findings = dice_step.learn(images, expects, base, tick)
+    sides = dice_step.mean_side(findings.sides)
+    ui.say(f"  {len(findings.sides)} dice read in {len(images)} throws"
+           + (f", {sides:.0f} px a side by their pips" if sides else ""))
+    ui.say(f"  chosen: {dice_step.describe(findings)} ({findings.tried} profiles tried)")
+    a, p = findings.agreement, findings.plain
+    ui.say(f"  dice read of those thrown: {a.read}/{a.expected} (before: {p.read}/{p.expected})")
+    if findings.readings:
+        previews["3-dice"] = annotate(images[0], findings.readings[0])
+    return findings
+
+
+def _fallbacks(profile: Profile, base: Profile) -> list[Profile]:
+    """The profile, then the tray's part alone (zones, empty tray): the first the check
+    passes is kept, so that a die size that misreads the check throws does not cost the
+    zones and the empty tray. (The dice's choices were made together, so they go together.)"""
+    chosen = (profile.die_side, profile.pip_polarity, profile.dice_colors)
+    return [profile] if chosen == (None, None, []) else [profile, base]
+
+
+def _check_step(images: list[np.ndarray], expects: list[int], profile: Profile,
+                base: Profile, empty: np.ndarray | None, ui: Reporter,
+                previews: dict[str, np.ndarray]) -> tuple[Profile, check_step.CheckResult]:
+    candidates = _fallbacks(profile, base)
+    with ui.progress(len(images) * len(candidates), "check throws read") as tick:
+        for k, candidate in enumerate(candidates):
+            result = check_step.check(images, expects, candidate,
+                                      check_step.floor_colour(empty))
+            tick(len(images))
+            if result.passed:
+                break
+            if k + 1 < len(candidates):
+                ui.say(f"  {dice_step.describe_profile(candidate)}: reads the check throws "
+                       "worse than no profile; trying without the dice's part")
+    for k, (image, throw) in enumerate(zip(images, result.throws, strict=True), 1):
+        previews[f"4-check-{k}"] = annotate(image, throw.dice)
+        values = " ".join(map(str, throw.values)) or "nothing"
+        unsure = f", {throw.unsure} unsure" if throw.unsure else ""
+        ui.say(f"  throw {k}: {throw.expected} dice thrown, read {values}{unsure} "
+               f"(sure {throw.sure:.0%})")
+    w, wo = result.with_profile, result.without
+    ui.say(f"  with the profile: {w.read} read, {w.missing} missed, {w.over + w.stray} "
+           f"strays; without: {wo.read} read, {wo.missing} missed, {wo.over + wo.stray} strays")
+    if result.passed and candidate is not profile:
+        ui.say(f"  kept: {dice_step.describe_profile(candidate)}")
+    return candidate, result
+
+
+def _expects(images: list[np.ndarray], given: list[int] | None) -> list[int]:
+    """Dice per throw: as told, or (without --expect) as many as the plain reader finds."""
+    if given is not None:
+        return given
+    return [max(1, len(read_dice(image))) for image in images]
+
+
+def calibrate_photos(photos: PhotoThrows, settings: Settings,
+                     ui: Reporter | None = None) -> Outcome:
+    """The four steps on pictures: step 2 only measures the light, nothing can change it."""
+    ui = ui or Reporter()
+    previews: dict[str, np.ndarray] = {}
+    ui.step(1, "the empty tray")
+    empty = tray_step.median_image(photos.empties) if photos.empties else None
+    if empty is not None and empty.shape != photos.learn_images[0].shape:
+        raise CalibrationError("the empty tray and the throws are not of one size: take them "
+                               "with the same camera")
+    base, quad = _tray_step(empty, settings, ui, previews)
+    ui.step(2, "the light")
+    first = photos.learn_images[0]
+    tray_step.check_light(first, "the first throw")
+    ui.say(f"  pictures: nothing to tune (lightness {tray_step.lightness(first):.0f} of 255, "
+           f"glare {check_step.glare(first):.1%})")
+    ui.step(3, "the dice")
+    if photos.learn_expects is None:
+        ui.say("  no --expect: the count of each throw is what the reader finds (it cannot "
+               "tell dice it misses)")
+    learn_expects = _expects(photos.learn_images, photos.learn_expects)
+    findings = _dice_step(photos.learn_images, learn_expects, base, ui, previews)
+    ui.step(4, "the check")
+    check_expects = _expects(photos.check_images, photos.check_expects)
+    profile, result = _check_step(photos.check_images, check_expects, findings.profile, base,
+                                  empty, ui, previews)
+    return Outcome(profile, empty, findings, result, {}, previews, quad)
+
+
+def calibrate_live(live: LiveThrows, settings: Settings, knobs: list[Knob] | None = None,
+                   ui: Reporter | None = None) -> Outcome:
+    """The four steps on a live camera: throws made by the live source's table."""
+    ui = ui or Reporter()
+    if settings.expect is None:
+        raise CalibrationError("--expect N is needed with a camera: how many dice the game uses")
+    n = settings.expect
+    previews: dict[str, np.ndarray] = {}
+    ui.step(1, "the empty tray")
+    live.table.clear()
+    empty = tray_step.median_image(live.empty_frames())
+    base, quad = _tray_step(empty, settings, ui, previews, light_later=bool(knobs))
+    ui.step(2, "the light")
+    chosen: dict[str, float] = {}
+    if knobs:
+        image = live.throw(n)
+        plain = Profile()  # the light is judged on every die in view; the floor will change
+        total = 1 + sum(len(k.values) for k in knobs)
+        with ui.progress(total, "light settings tried") as tick:
+            best, best_image, _ = light_step.sweep(
+                knobs, live.grab, lambda i: read_dice(i, plain), n, tick)
+        chosen = dict(best.settings)
+        locked = lock(live.camera)
+        ui.say(f"  chosen: {light_step.describe(best)}"
+               + (" (automatic exposure locked)" if locked else ""))
+        previews["2-light"] = annotate(best_image, read_dice(best_image, plain))
+        del image
+        # The empty tray again, under the light chosen: the floor is compared with it.
+        live.table.clear()
+        empty = tray_step.median_image(live.empty_frames())
+        tray_step.check_light(empty, "the empty tray under the light chosen")
+        base.use_empty_tray(empty)
+    else:
+        tray_step.check_light(empty, "the empty tray")
+        ui.say("  this camera offers no light controls and no ring light is given: the light "
+               f"stays as it is (lightness {tray_step.lightness(empty):.0f} of 255)")
+    ui.step(3, "the dice")
+    with ui.progress(settings.throws, "throws") as tick:
+        images = []
+        for _ in range(settings.throws):
+            images.append(live.throw(n))
+            tick(1)
+    findings = _dice_step(images, [n] * len(images), base, ui, previews)
+    ui.step(4, "the check")
+    checks = [live.throw(n) for _ in range(settings.checks)]
+    profile, result = _check_step(checks, [n] * len(checks), findings.profile, base, empty, ui,
+                                  previews)
+    return Outcome(profile, empty, findings, result, chosen, previews, quad)
