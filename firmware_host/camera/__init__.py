@@ -6,8 +6,8 @@ One small interface (`CameraSource`: `open`, `read -> Frame`, `close`, `set_cont
 - ``usb:0`` (a device index), a video file or a network stream (``rtsp://``, ``http://``):
   `VideoCaptureCamera`, through OpenCV;
 - ``folder:DIR``: `FolderCamera`, a folder of images replayed as frames;
-- ``picamera2``: the Raspberry Pi camera (`firmware_host.camera.picamera`), imported only
-  when asked for, so nothing else needs picamera2 installed.
+- ``picamera2``: the Raspberry Pi camera (`PiCamera`, `firmware_host.camera.picamera`);
+  picamera2 is imported only when it is asked for, so nothing else needs it installed.
 
 `camera_from_spec(text)` turns the text of a config file or a command-line option into a
 source (not opened yet); a spec it cannot use is a `ValueError` saying what it accepts, and
@@ -39,15 +39,12 @@ def camera_from_spec(spec: str, **options: Any) -> CameraSource:
     if text == "picamera2":
         try:
             module = importlib.import_module("firmware_host.camera.picamera")
+            return module.PiCamera(**options)
         except ImportError as exc:
-            if exc.name == "firmware_host.camera.picamera":
-                raise CameraError("camera 'picamera2': this version of dicetower has no "
-                                  "Raspberry Pi camera source yet; use a USB webcam "
-                                  "(source = \"usb:0\")") from None
             raise CameraError(f"camera 'picamera2' is not available on this machine ({exc}); "
-                              "on the Raspberry Pi: sudo apt install python3-picamera2"
+                              "on the Raspberry Pi: sudo apt install python3-picamera2, and "
+                              "make the virtual environment with --system-site-packages"
                               ) from None
-        return module.PiCamera(**options)
     if kind == "usb":
         # isascii: str.isdigit also accepts digits int() refuses, such as superscripts.
         if not (rest.isascii() and rest.isdigit()):

@@ -5,6 +5,10 @@
 Reads frames from the configured camera, plays the configured game on the pins of the pin
 map, serves the scoreboard and journals everything; on start it resumes the journal's
 unfinished game. SIGTERM (systemd) and Ctrl-C stop it between two frames.
+
+Started by systemd (`dicetower service install`), it says READY=1 once the tower is up,
+WATCHDOG=1 from the controller's loop (at most once a second, only while the loop goes round,
+so a hung tower is restarted) and STOPPING=1 on the way out.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="print the commented example configuration and exit")
     parser.add_argument("--new", action="store_true",
                         help="start a new game even if the journal holds an unfinished one")
+    parser.add_argument("--journal", type=Path, default=None,
+                        help="the game's journal, instead of the configuration's [journal] path")
     parser.set_defaults(func=_run)
 
 
@@ -49,6 +55,8 @@ def _run(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     except ConfigError as err:
         return _fail(str(err))
+    if args.journal is not None:
+        config.journal = args.journal
     _quiet_logs()
     return run_tower(config, new_game=args.new)
 
@@ -68,13 +76,16 @@ def run_tower(config: object, *, new_game: bool = False) -> int:
     """Run the configured tower until SIGTERM or Ctrl-C; the process exit status."""
     from firmware_host.controller.assembly import StartError, open_tower_parts
     from firmware_host.scoreboard.network import qr_terminal, scoreboard_urls
+    from firmware_host.service import Notifier
 
+    notifier = Notifier()
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set())
                 for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         try:
-            parts = open_tower_parts(config, new_game=new_game)  # type: ignore[arg-type]
+            parts = open_tower_parts(config, new_game=new_game,  # type: ignore[arg-type]
+                                     heartbeat=notifier.watchdog)
         except StartError as err:
             return _fail(str(err), 1)
         try:
@@ -87,8 +98,10 @@ def run_tower(config: object, *, new_game: bool = False) -> int:
             if sys.stdout.isatty():
                 qr_terminal(urls[0])
             print("Ctrl-C or SIGTERM stops; the next start resumes.", flush=True)
+            notifier.ready(f"{state}; scoreboard {urls[0]}")
             parts.run(stop)
         finally:
+            notifier.stopping()
             parts.close()
     finally:
         for sig, handler in previous.items():

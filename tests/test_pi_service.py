@@ -1,0 +1,211 @@
+"""Starting at boot: `dicetower service install`, and `dicetower run` speaking systemd's notify
+protocol to a real unix datagram socket (READY, WATCHDOG from the loop, STOPPING)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from firmware_host.cli import main
+from firmware_host.commands import service
+from firmware_host.service import JOURNAL, UNIT_TEMPLATE, render_unit
+
+USER = "nobody"  # present on every Debian system, not root
+
+
+def _config(tmp_path: Path, port: int = 0, journal: str = "tower.sqlite3") -> Path:
+    config = tmp_path / "tower folder" / "tower.toml"
+    config.parent.mkdir(exist_ok=True)
+    config.write_text(f"""
+[camera]
+source = "simulated"
+[tower]
+pinmap = "simulated"
+[game]
+players = ["Zoe", "Yann"]
+[scoreboard]
+host = "127.0.0.1"
+port = {port or 8000}
+pin = "2468"
+[journal]
+path = "{journal}"
+""")
+    return config
+
+
+def _install(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["service", "install", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _unit_of(out: str) -> str:
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("# dicetower:"))
+    end = next(i for i, line in enumerate(lines) if line.startswith("WantedBy="))
+    return "\n".join(lines[start:end + 1]) + "\n"
+
+
+def _keys(unit: str) -> dict[str, str]:
+    return dict(line.split("=", 1) for line in unit.splitlines()
+                if "=" in line and not line.startswith("#"))
+
+
+# ---------------------------------------------------------------------- the unit
+
+
+def test_dry_run_prints_the_unit_and_the_next_commands(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    config = _config(tmp_path)
+    code, out, _ = _install(capsys, "--user", USER, "--config", str(config), "--dry-run")
+    assert code == 0
+    keys = _keys(_unit_of(out))
+    assert keys["Type"] == "notify" and int(keys["WatchdogSec"]) > 0
+    assert keys["Restart"] == "on-failure" and keys["User"] == USER
+    assert keys["SupplementaryGroups"].split() == ["gpio", "video"]
+    assert keys["StateDirectory"] == "dicetower" and JOURNAL.parent == Path("/var/lib/dicetower")
+    assert keys["WorkingDirectory"] == str(config.parent)
+    assert keys["ExecStart"].startswith(f"{sys.executable} -m firmware_host.cli run --config ")
+    assert f"'{config}'" in keys["ExecStart"]  # the space in the folder's name is quoted
+    assert keys["ExecStart"].endswith(f"--journal {JOURNAL}")
+    assert "sudo systemctl daemon-reload" in out and "sudo systemctl enable --now dicetower" in out
+    assert "would write /etc/systemd/system/dicetower.service" in out
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze absent")
+def test_the_unit_is_valid_for_systemd(tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _install(capsys, "--user", USER, "--config", str(_config(tmp_path)),
+                            "--dry-run")
+    assert code == 0
+    unit = tmp_path / "dicetower.service"
+    unit.write_text(_unit_of(out))
+    result = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "Unknown key" not in result.stderr and "Failed to parse" not in result.stderr
+
+
+def test_percent_and_dollar_in_paths_reach_systemd_as_themselves() -> None:
+    unit = render_unit(exec_start="/opt/a%b/python -m x $HOME", user="pi",
+                       workdir=Path("/srv/50%"))
+    keys = _keys(unit)
+    assert keys["ExecStart"] == "/opt/a%%b/python -m x $$HOME"
+    assert keys["WorkingDirectory"] == "/srv/50%%"
+    assert "${" not in unit and UNIT_TEMPLATE.is_file()
+
+
+def test_install_writes_the_unit_where_systemd_reads_it(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    units = tmp_path / "units"
+    units.mkdir()
+    monkeypatch.setattr(service, "SYSTEMD_UNIT_DIR", units)
+    monkeypatch.setattr(service, "SYSTEMD_RUNNING", tmp_path)  # "systemd runs here"
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    config = _config(tmp_path)
+    code, out, err = _install(capsys, "--user", USER, "--config", str(config))
+    assert code == 0, err
+    written = (units / "dicetower.service").read_text()
+    assert written == _unit_of(out)
+    assert f"wrote {units / 'dicetower.service'}" in out
+    code, dry, _ = _install(capsys, "--user", USER, "--config", str(config), "--dry-run")
+    assert _unit_of(dry) == written
+
+
+@pytest.mark.parametrize(("args", "code", "words"), [
+    (["--user", "root"], 2, "must not be root"),
+    (["--user", "no-such-user-here"], 1, "no user 'no-such-user-here'"),
+    (["--user", USER, "--config", "missing.toml"], 2, "no such file"),
+])
+def test_bad_input_is_one_line(args: list[str], code: int, words: str, tmp_path: Path,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    if "--config" not in args:
+        args = [*args, "--config", str(_config(tmp_path))]
+    got, out, err = _install(capsys, *args)
+    assert got == code
+    assert words in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert out == ""
+
+
+def test_without_user_or_sudo_it_asks_for_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("SUDO_USER", raising=False)
+    code, _, err = _install(capsys, "--config", str(_config(tmp_path)))
+    assert code == 2 and "--user NAME is needed" in err
+    monkeypatch.setenv("SUDO_USER", USER)  # `sudo dicetower service install` by that user
+    code, out, _ = _install(capsys, "--config", str(_config(tmp_path)), "--dry-run")
+    assert code == 0 and f"User={USER}" in out
+
+
+def test_no_systemd_and_not_root_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    config = str(_config(tmp_path))
+    monkeypatch.setattr(service, "SYSTEMD_RUNNING", tmp_path / "absent")
+    code, _, err = _install(capsys, "--user", USER, "--config", config)
+    assert code == 1 and "does not run systemd" in err
+    monkeypatch.setattr(service, "SYSTEMD_RUNNING", tmp_path)
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    code, _, err = _install(capsys, "--user", USER, "--config", config)
+    assert code == 1 and "needs root" in err and "sudo" in err
+    code, out, _ = _install(capsys, "--user", USER, "--config", config, "--dry-run")
+    assert code == 0 and "warning: writing the unit needs root" in out
+
+
+# ---------------------------------------------------------------------- the notify protocol
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _messages(sock: socket.socket, until: str, limit: int = 40) -> list[str]:
+    """Datagrams received until one holds ``until`` (each recv waits at most the socket's
+    time-out: a tower that never says it fails the test instead of hanging it)."""
+    got: list[str] = []
+    while len(got) < limit:
+        got.append(sock.recv(4096).decode())
+        if until in got[-1]:
+            return got
+    raise AssertionError(f"no {until} in {got}")
+
+
+def test_run_says_ready_pings_the_watchdog_and_says_stopping(tmp_path: Path) -> None:
+    path = tmp_path / "notify.sock"
+    journal = tmp_path / "state" / "journal.sqlite3"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(str(path))
+        sock.settimeout(60)
+        env = {**os.environ, "NOTIFY_SOCKET": str(path), "WATCHDOG_USEC": "30000000"}
+        process = subprocess.Popen(
+            [sys.executable, "-m", "firmware_host.cli", "run", "--config",
+             str(_config(tmp_path, _free_port())), "--journal", str(journal)],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            ready = _messages(sock, "READY=1")
+            assert "STATUS=started a new game" in ready[-1]
+            assert not any("WATCHDOG=1" in m for m in ready[:-1])  # the loop runs after READY
+            pings = [m for m in _messages(sock, "WATCHDOG=1") if m == "WATCHDOG=1"]
+            pings += [m for m in _messages(sock, "WATCHDOG=1") if m == "WATCHDOG=1"]
+            assert len(pings) == 2  # again and again while the loop goes round
+            process.send_signal(signal.SIGTERM)
+            assert "STOPPING=1" in _messages(sock, "STOPPING=1")[-1]
+            assert process.wait(timeout=30) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    assert journal.is_file()  # --journal took the place of the configuration's path
+    assert not (tmp_path / "tower folder" / "tower.sqlite3").exists()
+
