@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from firmware_host import __version__
 
 # Order is the order shown by --help.
-COMMAND_MODULES = ("demo", "run", "simulate", "read", "bench", "serve", "hw_test")
+COMMAND_MODULES = ("demo", "run", "calibrate", "simulate", "odds", "read", "bench", "serve",
+                   "hw_test", "fairness", "service", "doctor")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -3,6 +3,7 @@ naming the file and the key."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from pathlib import Path
 from typing import Any
@@ -239,3 +240,40 @@ def test_simulated_pinmap_and_a_real_one(tmp_path: Path) -> None:
     assert load_config(write(tmp_path, '[tower]\npinmap = "simulated"\n')).pinmap is None
     real = load_config(write(tmp_path, '[tower]\npinmap = "/boot/pinmap.toml"\n'))
     assert real.pinmap == Path("/boot/pinmap.toml")
+
+
+@pytest.mark.parametrize("odds", ["public", "admin-only"])
+def test_the_scoreboard_of_a_started_tower_shows_the_odds_as_configured(
+    tmp_path: Path, odds: str
+) -> None:
+    from firmware_host.controller.assembly import open_tower_parts
+
+    config = load_config(write(tmp_path, f'[scoreboard]\nodds = "{odds}"\n'
+                                        '[journal]\npath = "tower.sqlite3"\n'))
+    parts = open_tower_parts(dataclasses.replace(config, port=0))  # any free port
+    try:
+        assert parts.app.config["SCOREBOARD_ODDS"] == odds
+    finally:
+        parts.close()
+
+
+def test_a_started_tower_plays_in_the_light_its_profile_was_calibrated_in(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    from firmware_host.controller.assembly import open_tower_parts
+    from vision import Profile
+
+    Profile(die_side=40.0).save(tmp_path / "red.json")
+    light = {"ring": 0.55, "ExposureTime": 12000.0, "AnalogueGain": 2.0}
+    (tmp_path / "red.calibration.json").write_text(json.dumps({"light": light}), "utf-8")
+    config = load_config(write(tmp_path, '[tower]\nprofile = "red.json"\n'
+                                         '[journal]\npath = "tower.sqlite3"\n'))
+    parts = open_tower_parts(dataclasses.replace(config, port=0))
+    try:
+        assert parts.tower.ring.level == pytest.approx(0.55)
+        controls = parts.camera.controls()
+        assert (controls["ExposureTime"], controls["AnalogueGain"]) == (12000, 2.0)
+    finally:
+        parts.close()

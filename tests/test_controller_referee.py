@@ -232,3 +232,16 @@ def test_a_whole_game_refereed_from_readings() -> None:
         assert sorted(hand[i] for i in event.get("keep", [])) == sorted(hand[i] for i in keep)
         throws += 1
     assert g.is_over, "the game should end"
+
+
+def test_a_throw_the_engine_refuses_is_said_in_each_language() -> None:
+    import pytest
+
+    from firmware_host.controller.messages import notice, reason_of
+
+    with pytest.raises(RuleError) as refused:
+        game("tim-11").apply({"type": "stop"})
+    said = notice("refused", {"reason": reason_of(refused.value)})
+    assert said["values"] == {"reason": {"code": "stop_before_throw", "values": {"player": "Ana"}}}
+    assert said["en"] == "Throw refused: Ana has not thrown yet: throw before stopping"
+    assert said["fr"] == "Lancer refusé : Ana n'a pas encore lancé : lancez avant de vous arrêter"

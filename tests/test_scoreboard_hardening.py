@@ -60,11 +60,13 @@ class GameMaster:
 
     def post(self, path: str, body: Any = None, **kwargs: Any) -> Any:
         headers = {"X-CSRF-Token": self.csrf}
-        return self.client.post(f"/api/admin/{path}", json=body, headers=headers, **kwargs)
+        # As the English page sends it: its refusals come back in English.
+        return self.client.post(f"/api/admin/{path}?lang=en", json=body, headers=headers,
+                                **kwargs)
 
     def post_raw(self, path: str, data: bytes, content_type: str = "application/json") -> Any:
         return self.client.post(
-            f"/api/admin/{path}", data=data, content_type=content_type,
+            f"/api/admin/{path}?lang=en", data=data, content_type=content_type,
             headers={"X-CSRF-Token": self.csrf},
         )
 

@@ -118,7 +118,9 @@ class GameMaster:
 
     def post(self, path: str, body: Any = None, **kwargs: Any) -> Any:
         headers = {"X-CSRF-Token": self.csrf, **kwargs.pop("headers", {})}
-        return self.client.post(f"/api/admin/{path}", json=body, headers=headers, **kwargs)
+        # As the English page sends it: its refusals come back in English.
+        return self.client.post(f"/api/admin/{path}?lang=en", json=body, headers=headers,
+                                **kwargs)
 
     def login(self) -> GameMaster:
         response = self.post("login", {"pin": PIN})

@@ -19,7 +19,12 @@ import sys
 import threading
 from pathlib import Path
 
-from firmware_host.commands.game_options import add_game_options, checked_game, positive_int
+from firmware_host.commands.game_options import (
+    STRATEGY_NAMES,
+    add_game_options,
+    checked_game,
+    positive_int,
+)
 
 
 def default_demo_journal() -> Path:
@@ -56,6 +61,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--pin", default=None, help="game master's PIN (default: random)")
     parser.add_argument("--json", action="store_true",
                         help="print only one summary object at the end")
+    parser.add_argument("--strategy", choices=STRATEGY_NAMES, default=None,
+                        help="how the virtual players keep dice and move: simple (a bar "
+                        "player's habits), random (any legal choice) or advisor (the odds "
+                        "advisor; see docs/advisor.md); default: the table's own habits "
+                        "(they stop at random a third of the time)")
     parser.set_defaults(func=_run)
 
 
@@ -85,7 +95,7 @@ def _run(args: argparse.Namespace) -> int:
     options = DemoOptions(preset=args.preset, players=players, knobs=knobs, seed=args.seed,
                           fast=args.fast, games=args.games, journal=journal, host=args.host,
                           port=args.port, serve=not args.no_scoreboard, pin=args.pin,
-                          new=args.new)
+                          new=args.new, strategy=args.strategy)
     say = (lambda line: None) if args.json else (lambda line: print(line, flush=True))
     stop = threading.Event()
     try:

@@ -12,6 +12,9 @@ from typing import Any
 from firmware_host.rules import PRESETS
 
 DEFAULT_PLAYERS = {"421": "Ana,Ben,Cleo", "4d": "Ana,Ben"}
+# The virtual players' strategies (firmware_host.advisor.strategies.STRATEGIES, named here so
+# that the command line starts without loading the advisor).
+STRATEGY_NAMES = ("random", "simple", "advisor")
 MAX_NAME_LENGTH = 24  # what the scoreboard shows on a phone without cutting the name
 
 

@@ -36,6 +36,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--lang", choices=("fr", "en"), default="fr", help="default page language (default: fr)"
     )
     parser.add_argument(
+        "--odds", choices=("public", "admin-only"), default="public",
+        help="who sees the odds advice for the player to move: public (default: every page) "
+        "or admin-only (only the game master's page, unlocked with the PIN)",
+    )
+    parser.add_argument(
         "--journal", type=Path, default=None,
         help="the game's journal (default: the tower's, in the user's data directory)",
     )
@@ -87,6 +92,7 @@ def _run(args: argparse.Namespace) -> int:
         {
             "SCOREBOARD_PIN": args.pin,
             "SCOREBOARD_LANG": args.lang,
+            "SCOREBOARD_ODDS": args.odds,
             "SCOREBOARD_PUBLIC_URL": urls[0],
             "SSE_MAX_CLIENTS": args.max_clients,
         },

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from firmware_host.camera import CameraError
 from firmware_host.controller.config import TowerConfig
 
 MEGABYTE = 1024 * 1024
@@ -66,7 +67,6 @@ def _close_all(closers: list[Callable[[], None]]) -> None:
 
 def _open(config: TowerConfig, closers: list[Callable[[], None]], new_game: bool,
           heartbeat: Callable[[], None] | None) -> TowerParts:
-    from firmware_host.camera import CameraError
     from firmware_host.controller.controller import Controller
     from firmware_host.controller.journal import Journal, JournalError
     from firmware_host.scoreboard.app import create_app
@@ -75,9 +75,12 @@ def _open(config: TowerConfig, closers: list[Callable[[], None]], new_game: bool
     from firmware_host.scoreboard.store import GameStore
 
     profile = _profile(config)
-    camera = _camera(config)
+    light = calibrated_light(config)
+    camera = camera_source(config, light)
     tower = _tower(config)
     closers.append(tower.close)
+    if "ring" in light:
+        tower.set_ring(light["ring"])
     try:
         journal = Journal(config.journal, max_image_bytes=int(config.max_images_mb * MEGABYTE),
                           exclusive=True)
@@ -90,7 +93,8 @@ def _open(config: TowerConfig, closers: list[Callable[[], None]], new_game: bool
     closers.append(controller.close)
     urls = scoreboard_urls(config.host, config.port)
     app = create_app({"SCOREBOARD_PIN": config.pin, "SCOREBOARD_LANG": config.lang,
-                      "SCOREBOARD_PUBLIC_URL": urls[0]}, store=store, tower=controller)
+                      "SCOREBOARD_ODDS": config.odds, "SCOREBOARD_PUBLIC_URL": urls[0]},
+                     store=store, tower=controller)
     try:
         server = BackgroundServer(app, config.host, config.port)
     except OSError as err:
@@ -122,21 +126,43 @@ def _profile(config: TowerConfig) -> Any:
                          f"{config.source}") from None
 
 
-def _camera(config: TowerConfig) -> Any:
+def calibrated_light(config: TowerConfig) -> dict[str, float]:
+    """The light `calibrate` chose for the configured profile (ring level, exposure, gain),
+    so the tower plays in the light the profile was made in; empty without one."""
+    if config.profile is None:
+        return {}
+    from calibration.store import light_settings
+
+    return light_settings(config.profile)
+
+
+def camera_source(config: TowerConfig, light: dict[str, float] | None = None) -> Any:
+    """The configured camera source (not opened), with its frame rate, size and locks: the
+    configuration's own picture settings first, then those of the calibration (``light``)."""
     from firmware_host.camera import camera_from_spec
 
+    controls = {key: value for key, value in (light or {}).items() if key != "ring"}
+    if "ExposureTime" in controls:
+        controls["ExposureTime"] = int(controls["ExposureTime"])
+    controls.update(config.camera_controls)
     options: dict[str, Any] = {}
     if config.camera == "simulated":
         options = {"fps": config.fps, "realtime": True}
     elif config.camera.startswith("folder:"):
         options = {"fps": config.fps}
+    elif config.camera == "picamera2" or config.camera.startswith("usb:"):
+        options = {"fps": config.fps, "controls": controls, "lock": config.camera_lock}
+        if config.camera_size is not None:
+            options["size"] = config.camera_size
     try:
-        return camera_from_spec(config.camera, **options)
+        camera = camera_from_spec(config.camera, **options)
     except ValueError as err:
         raise StartError(str(err)) from None
-    except ImportError as err:
-        raise StartError(f"camera {config.camera!r} needs {err.name} (on a Raspberry Pi: "
-                         "sudo apt install python3-picamera2)") from None
+    except CameraError as err:
+        raise StartError(str(err)) from None
+    if config.camera == "simulated" and controls:
+        camera.set_controls(**controls)  # the simulated tray answers them as a camera would
+    return camera
 
 
 def _tower(config: TowerConfig) -> Any:

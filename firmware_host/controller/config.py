@@ -18,13 +18,19 @@ from firmware_host.camera import SPEC_HELP, CameraError, camera_from_spec
 
 EXAMPLE_CONFIG = Path(__file__).with_name("tower.example.toml")
 LANGUAGES = ("fr", "en")
+# Who sees the odds advice (firmware_host.scoreboard.odds.ODDS_MODES, named here so that the
+# configuration is read without loading the scoreboard).
+ODDS_MODES = ("public", "admin-only")
 
 #: Every table and key the file may hold, with the type each value must have.
 SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
-    "camera": {"source": (str,), "fps": (int, float)},
+    "camera": {"source": (str,), "fps": (int, float), "size": (list,), "lock": (bool,),
+               "exposure_us": (int, float), "gain": (int, float), "colour_gains": (list,),
+               "lens_position": (int, float)},
     "tower": {"pinmap": (str,), "profile": (str,)},
     "game": {"preset": (str,), "players": (list,), "knobs": (dict,)},
-    "scoreboard": {"host": (str,), "port": (int,), "pin": (str,), "lang": (str,)},
+    "scoreboard": {"host": (str,), "port": (int,), "pin": (str,), "lang": (str,),
+                   "odds": (str,)},
     "journal": {"path": (str,), "max_images_mb": (int, float)},
     "reading": {"hold": (int, float), "agree": (int,)},
 }
@@ -45,6 +51,10 @@ class TowerConfig:
 
     camera: str = "simulated"
     fps: float = 15.0
+    camera_size: tuple[int, int] | None = None  # None: the source's own default
+    # Locked picture settings in picamera2's names and units (ExposureTime in µs...).
+    camera_controls: dict[str, Any] = field(default_factory=dict)
+    camera_lock: bool = True  # measure what is not given at start, then fix it
     pinmap: Path | None = None
     profile: Path | None = None
     preset: str = "tim-11"
@@ -54,6 +64,7 @@ class TowerConfig:
     port: int = 8000
     pin: str | None = None
     lang: str = "fr"
+    odds: str = "public"  # who sees the odds advice: public, or admin-only (SCOREBOARD_ODDS)
     journal: Path = field(default_factory=default_journal)
     max_images_mb: float = 200.0
     hold: float = 0.4
@@ -95,9 +106,10 @@ def config_from_dict(data: dict[str, Any], file: Path) -> TowerConfig:
             if types is None:
                 raise ConfigError(f"{where}: unknown key '{key}' in [{table}]; known keys: "
                                   f"{', '.join(SCHEMA[table])}")
-            if not isinstance(value, types) or isinstance(value, bool):
+            if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
                 wanted = " or ".join(t.__name__.replace("str", "text").replace(
-                    "dict", "table").replace("float", "number").replace("int", "whole number")
+                    "dict", "table").replace("float", "number").replace("int", "whole number"
+                    ).replace("bool", "true or false")
                     for t in types)
                 raise ConfigError(f"{where}: [{table}] {key} must be {wanted}, "
                                   f"not {value!r}")
@@ -115,6 +127,7 @@ def config_from_dict(data: dict[str, Any], file: Path) -> TowerConfig:
             raise ConfigError(f"{where}: [camera] source: {exc}") from None
     if "fps" in camera:
         config.fps = _positive(where, "camera", "fps", camera["fps"], 1, 120)
+    _camera_settings(where, camera, config)
     tower = data.get("tower", {})
     if "pinmap" in tower:
         config.pinmap = None if tower["pinmap"] == "simulated" else _path(base, tower["pinmap"])
@@ -147,6 +160,11 @@ def config_from_dict(data: dict[str, Any], file: Path) -> TowerConfig:
             raise ConfigError(f"{where}: [scoreboard] lang must be one of "
                               f"{', '.join(LANGUAGES)}, not {board['lang']!r}")
         config.lang = board["lang"]
+    if "odds" in board:
+        if board["odds"] not in ODDS_MODES:
+            raise ConfigError(f"{where}: [scoreboard] odds must be one of "
+                              f"{', '.join(ODDS_MODES)}, not {board['odds']!r}")
+        config.odds = board["odds"]
     journal = data.get("journal", {})
     if "path" in journal:
         config.journal = _path(base, journal["path"])
@@ -159,6 +177,36 @@ def config_from_dict(data: dict[str, Any], file: Path) -> TowerConfig:
     if "agree" in reading:
         config.agree = int(_positive(where, "reading", "agree", reading["agree"], 1, 10))
     return config
+
+
+def _camera_settings(where: str, camera: dict[str, Any], config: TowerConfig) -> None:
+    """[camera] size, lock and the picture settings it locks."""
+    if "size" in camera:
+        size = camera["size"]
+        if not (len(size) == 2 and all(isinstance(v, int) and not isinstance(v, bool)
+                                       and 64 <= v <= 8192 and v % 2 == 0 for v in size)):
+            raise ConfigError(f"{where}: [camera] size must be [width, height] in even whole "
+                              f"pixels from 64 to 8192, e.g. size = [2304, 1296], not {size!r}")
+        config.camera_size = (size[0], size[1])
+    if "lock" in camera:
+        config.camera_lock = camera["lock"]
+    controls: dict[str, Any] = {}
+    if "exposure_us" in camera:
+        controls["ExposureTime"] = int(_positive(where, "camera", "exposure_us",
+                                                 camera["exposure_us"], 10, 1_000_000))
+    if "gain" in camera:
+        controls["AnalogueGain"] = _positive(where, "camera", "gain", camera["gain"], 1, 64)
+    if "colour_gains" in camera:
+        gains = camera["colour_gains"]
+        if not (len(gains) == 2 and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                        and 0 < v <= 32 for v in gains)):
+            raise ConfigError(f"{where}: [camera] colour_gains must be [red, blue] gains from "
+                              f"0 to 32, e.g. colour_gains = [1.9, 1.6], not {gains!r}")
+        controls["ColourGains"] = (float(gains[0]), float(gains[1]))
+    if "lens_position" in camera:
+        controls["LensPosition"] = _positive(where, "camera", "lens_position",
+                                             camera["lens_position"], 0, 32)
+    config.camera_controls = controls
 
 
 def _check_game(where: str, config: TowerConfig) -> None:

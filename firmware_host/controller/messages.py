@@ -2,11 +2,16 @@
 
 The controller decides in codes (``"cocked"``, ``{"count": 1}``); the scoreboard shows the
 sentence in the page's language and the terminal in English. One table, so both always agree.
+A ``reason`` from the rules engine (a refused input, an illegal 4D move) is a code and values
+of `firmware_host.rules.texts` too, put into words in the same language.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from firmware_host.rules import RuleError
+from firmware_host.rules.texts import RuleText, is_rule_text, render_text
 
 MESSAGES: dict[str, dict[str, str]] = {
     "cocked": {
@@ -101,7 +106,7 @@ def render(code: str, values: dict[str, Any] | None = None, lang: str = "en") ->
     if table is None:
         return code
     text = table.get(lang) or table["en"]
-    shown = {key: _shown(value) for key, value in (values or {}).items()}
+    shown = {key: _shown(value, lang) for key, value in (values or {}).items()}
     try:
         return text.format(**shown)
     except (KeyError, IndexError):
@@ -116,7 +121,17 @@ def notice(code: str, values: dict[str, Any] | None = None, level: str = "warn"
             "fr": render(code, values, "fr"), "en": render(code, values, "en")}
 
 
-def _shown(value: Any) -> Any:
+def reason_of(exc: Exception) -> RuleText | str:
+    """The ``reason`` value of a refusal: the engine's code and values for a `RuleError` (so
+    each language gets its own sentence), else the exception's text."""
+    if isinstance(exc, RuleError):
+        return exc.as_text()
+    return str(exc)
+
+
+def _shown(value: Any, lang: str) -> Any:
+    if is_rule_text(value):
+        return render_text(value, lang)
     if isinstance(value, list | tuple):
         return "-".join(str(v) for v in value)
     return value

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from firmware_host.rules.knobs import saved_knobs
 from firmware_host.scoreboard.store import GameStore
 
 
@@ -18,7 +19,9 @@ def replay_action(store: GameStore, action: dict[str, Any]) -> None:
     """Apply one journaled action (as `GameStore` journals it) to ``store``."""
     kind = action.get("action")
     if kind == "new_game":
-        store.start_game(action["preset"], list(action["players"]), action.get("knobs") or None)
+        preset = action["preset"]
+        store.start_game(preset, list(action["players"]),
+                         saved_knobs(preset, action.get("knobs")) or None)
     elif kind == "event":
         store.apply(action["event"])
     elif kind == "correct":

@@ -47,19 +47,19 @@ def _body() -> dict[str, Any]:
     if not raw:
         return {}
     if not request.is_json:
-        raise ApiError(400, "bad_json", "the body must be JSON (Content-Type: application/json)")
+        raise ApiError(400, "bad_json", "body_not_json")
     try:
         data = json.loads(raw)
     except RecursionError:
         # Thousands of nested brackets fit under the size cap and exhaust the parser's stack.
-        raise ApiError(400, "bad_json", "the body is nested too deeply") from None
+        raise ApiError(400, "bad_json", "body_too_deep") from None
     except ValueError:  # not JSON, or not UTF-8 (UnicodeDecodeError is a ValueError)
-        raise ApiError(400, "bad_json", "the body is not valid JSON") from None
+        raise ApiError(400, "bad_json", "body_invalid_json") from None
     if not isinstance(data, dict):
-        raise ApiError(400, "bad_json", "the body must be a JSON object")
+        raise ApiError(400, "bad_json", "body_not_object")
     if _depth(data) > MAX_JSON_DEPTH:
         # Parsed, but deep enough to break whatever walks it next (the journal's encoder).
-        raise ApiError(400, "bad_json", "the body is nested too deeply")
+        raise ApiError(400, "bad_json", "body_too_deep")
     return data
 
 
@@ -85,38 +85,36 @@ def _depth(value: Any) -> int:
 def _player_name(value: Any) -> str:
     """A player's name, trimmed; refused when it is empty, too long or hides characters."""
     if not isinstance(value, str):
-        raise _bad("players", "each player is a name (text)")
+        raise _bad("players", "name_not_text")
     name = value.strip()
     if not name:
-        raise _bad("players", "every player needs a name")
+        raise _bad("players", "name_empty")
     if len(name) > MAX_NAME_LENGTH:
-        raise _bad("players", f"names of at most {MAX_NAME_LENGTH} characters")
+        raise _bad("players", "name_too_long", most=MAX_NAME_LENGTH)
     for char in name:
         if unicodedata.category(char) in HIDDEN_CATEGORIES:
             # Control and format characters (U+202E reverses the text after it, zero-width
             # ones hide) would let one name pass for another on the board.
-            raise _bad(
-                "players",
-                f"{name!a} contains an invisible or control character "
-                f"(U+{ord(char):04X}): use letters, digits, spaces and punctuation",
-            )
+            raise _bad("players", "name_hidden_char", name=ascii(name),
+                       char=f"U+{ord(char):04X}")
     return name
 
 
-def _bad(field: str, why: str) -> ApiError:
-    return ApiError(400, "bad_input", f"{field}: {why}")
+def _bad(field: str, why: str, **values: Any) -> ApiError:
+    """A refused field: ``why`` is a code of `firmware_host.scoreboard.texts`."""
+    return ApiError(400, "bad_input", why, field=field, **values)
 
 
 def _int_list(data: dict[str, Any], field: str, *, required: bool) -> list[int] | None:
     value = data.get(field)
     if value is None:
         if required:
-            raise _bad(field, "required (a list of whole numbers)")
+            raise _bad(field, "required_numbers")
         return None
     if not isinstance(value, list) or len(value) > MAX_DICE:
-        raise _bad(field, f"must be a list of at most {MAX_DICE} whole numbers")
+        raise _bad(field, "too_many_numbers", most=MAX_DICE)
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
-        raise _bad(field, "must contain whole numbers only")
+        raise _bad(field, "numbers_only")
     return value
 
 
@@ -124,9 +122,9 @@ def _faces(data: dict[str, Any]) -> list[int]:
     faces = _int_list(data, "faces", required=True)
     assert faces is not None
     if not faces:
-        raise _bad("faces", "at least one die")
+        raise _bad("faces", "one_die_at_least")
     if any(not 1 <= f <= 6 for f in faces):
-        raise _bad("faces", "each face is between 1 and 6")
+        raise _bad("faces", "face_range")
     return faces
 
 
@@ -135,7 +133,7 @@ def _with_player(event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
     player = data.get("player")
     if player is not None:
         if not isinstance(player, int) or isinstance(player, bool) or player < 0:
-            raise _bad("player", "a seat number (0 for the first seat), or absent")
+            raise _bad("player", "seat_number")
         event["player"] = player
     return event
 
@@ -143,7 +141,7 @@ def _with_player(event: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
 def _rotation(data: dict[str, Any]) -> str | None:
     rotate = data.get("rotate")
     if rotate is not None and rotate not in ROTATIONS:
-        raise _bad("rotate", f"one of {', '.join(ROTATIONS)} (default cw), or absent")
+        raise _bad("rotate", "rotation_choice", choices=", ".join(ROTATIONS))
     return rotate
 
 
@@ -157,7 +155,7 @@ def _ok(**extra: Any) -> Response:
 def login() -> Response:
     pin = _body().get("pin")
     if not isinstance(pin, str) or not pin:
-        raise _bad("pin", "required (text)")
+        raise _bad("pin", "required_text")
     log_in(pin)
     return jsonify({"ok": True, "admin": True, "csrf": csrf_token()})
 
@@ -175,19 +173,19 @@ def start_game() -> Response:
     data = _body()
     preset = data.get("preset")
     if not isinstance(preset, str) or preset not in PRESETS:
-        raise _bad("preset", f"one of {', '.join(sorted(PRESETS))}")
+        raise _bad("preset", "preset_choice", choices=", ".join(sorted(PRESETS)))
     players = data.get("players")
     low, high = PLAYER_COUNTS[game_kind(preset)]
-    counts = f"exactly {low}" if low == high else f"{low} to {high}"
     if not isinstance(players, list) or not low <= len(players) <= high:
-        raise _bad("players", f"{preset} is played by {counts} players: a list of names, "
-                   "in seat order")
+        if low == high:
+            raise _bad("players", "player_count_exact", preset=preset, count=low)
+        raise _bad("players", "player_count_range", preset=preset, low=low, high=high)
     names = [_player_name(p) for p in players]
     if len(set(names)) != len(names):
-        raise _bad("players", "two players have the same name")
+        raise _bad("players", "names_twice")
     knobs = data.get("knobs") or {}
     if not isinstance(knobs, dict):
-        raise _bad("knobs", "an object of knob name to value")
+        raise _bad("knobs", "knobs_object")
     view = get_store().start_game(preset, names, knobs)
     return _ok(game=view)
 
@@ -198,7 +196,7 @@ def throw() -> Response:
     data = _body()
     event: dict[str, Any] = {"type": "throw", "faces": _faces(data)}
     if _rotation(data) is not None:
-        raise _bad("rotate", "only a 4D turn turns the square (POST /api/admin/turn)")
+        raise _bad("rotate", "rotate_only_turn")
     keep = _int_list(data, "keep", required=False)
     if keep:
         event["keep"] = keep
@@ -214,6 +212,17 @@ def turn() -> Response:
     if rotate is not None:
         event["rotate"] = rotate
     return _ok(effects=get_store().apply(_with_player(event, data)))
+
+
+@admin.post("/present")
+@admin_required
+def present() -> Response:
+    """4D, after the throw: the thrower turned the square so that ``near`` faces the opponent."""
+    data = _body()
+    near = data.get("near")
+    if not isinstance(near, int) or isinstance(near, bool):
+        raise _bad("near", "near_position")
+    return _ok(effects=get_store().apply(_with_player({"type": "present", "near": near}, data)))
 
 
 @admin.post("/stop")
@@ -242,7 +251,7 @@ def correct() -> Response:
 def pause() -> Response:
     paused = _body().get("paused", True)
     if not isinstance(paused, bool):
-        raise _bad("paused", "true or false")
+        raise _bad("paused", "true_or_false")
     tower = current_app.extensions.get("dicetower.tower")
     if not paused and tower is not None:
         # The tower resumes: unpaused, and a jammed dispenser pays again (even once the game
@@ -264,18 +273,40 @@ def confirm_dispense(dispense_id: int) -> Response:
     """The game master counted the tokens that fell for a dispense cut off mid-way."""
     tower = current_app.extensions.get("dicetower.tower")
     if tower is None:
-        raise ApiError(409, "no_tower", "no tower is running: there is no dispense to confirm")
+        raise ApiError(409, "no_tower", "no_tower")
     delivered = _body().get("delivered")
     if not isinstance(delivered, int) or isinstance(delivered, bool) or delivered < 0:
-        raise _bad("delivered", "required (a whole number of tokens, 0 or more)")
+        raise _bad("delivered", "token_count")
     if dispense_id > MAX_ROW_ID:
-        raise ApiError(404, "no_dispense", f"no dispense {dispense_id}")
+        raise ApiError(404, "no_dispense", "no_dispense", dispense=dispense_id)
     try:
         row = tower.confirm_dispense(dispense_id, delivered)
     except KeyError:
-        raise ApiError(404, "no_dispense", f"no dispense {dispense_id}") from None
+        raise ApiError(404, "no_dispense", "no_dispense", dispense=dispense_id) from None
     except StoreError as exc:
         # A count out of range, or a dispense that is not waiting for one: nothing changed.
-        raise ApiError(400, "dispense", str(exc)) from None
+        raise ApiError(400, "dispense", exc.code, **exc.values) from None
     to_json = getattr(row, "to_json", None)
     return _ok(dispense=to_json() if callable(to_json) else row)
+
+
+@admin.get("/fairness")
+def fairness() -> Response:
+    """Whether the dice look fair, from the running tower's journal (null without a tower:
+    `dicetower fairness` reads any journal). A read: the unlocked session is enough."""
+    from firmware_host.fairness.watch import FairnessWatch  # SciPy: loaded when first asked
+    from firmware_host.scoreboard.auth import is_admin
+
+    if not is_admin():
+        raise ApiError(401, "login", "login_first")
+    tower = current_app.extensions.get("dicetower.tower")
+    path = getattr(getattr(tower, "journal", None), "path", None)
+    summary = None
+    if path is not None:
+        watch = current_app.extensions.get("dicetower.fairness")
+        if watch is None:
+            watch = current_app.extensions.setdefault("dicetower.fairness", FairnessWatch(path))
+        summary = watch.summary()
+    response = jsonify({"fairness": summary})
+    response.headers["Cache-Control"] = "no-store"
+    return response

@@ -22,9 +22,15 @@ def _no_store(response: Response) -> Response:
     return response
 
 
+def odds_shown() -> bool:
+    """Whether this request gets the odds advice: always under ``SCOREBOARD_ODDS = public``,
+    only in a session unlocked with the game master's PIN under ``admin-only``."""
+    return current_app.config["SCOREBOARD_ODDS"] == "public" or is_admin()
+
+
 @api.get("/state")
 def state() -> Response:
-    version, text = get_store().snapshot_json()
+    version, text = get_store().snapshot_json(odds=odds_shown())
     response = current_app.response_class(text, mimetype="application/json")
     response.headers["ETag"] = f'"{version}"'
     return _no_store(response)
@@ -40,7 +46,7 @@ def game() -> Response:
     """The whole game as the engine serialises it: enough to rebuild it elsewhere."""
     data = get_store().game_json()
     if data is None:
-        raise ApiError(404, "no_game", "no game yet")
+        raise ApiError(404, "no_game", "no_game")
     return _no_store(jsonify(data))
 
 
@@ -59,7 +65,7 @@ def session_info() -> Response:
 def frame() -> Response:
     latest = get_store().frame()
     if latest is None:
-        raise ApiError(404, "no_frame", "no camera image (no camera, or nothing read yet)")
+        raise ApiError(404, "no_frame", "no_frame")
     version, jpeg = latest
     response = current_app.response_class(jpeg, mimetype="image/jpeg")
     response.headers["ETag"] = f'"frame-{version}"'
@@ -76,14 +82,12 @@ def events() -> Response:
     if refused == CLIENT_FULL:
         raise ApiError(
             503, "too_many_streams",
-            f"too many live pages open from this address ({limit.per_client}): close some, "
-            "or retry later",
-            headers={"Retry-After": "10"},
+            "too_many_streams", headers={"Retry-After": "10"}, most=limit.per_client,
         )
     if refused is not None:
         raise ApiError(
-            503, "too_many_clients", f"too many live pages open ({limit.maximum}): retry later",
-            headers={"Retry-After": "10"},
+            503, "too_many_clients", "too_many_clients", headers={"Retry-After": "10"},
+            most=limit.maximum,
         )
     stream = StateStream(
         get_store(),
@@ -94,6 +98,7 @@ def events() -> Response:
         # Waitress sets this (see server.py); other servers leave it to the keep-alive writes.
         disconnected=request.environ.get("waitress.client_disconnected"),
         poll=poll,
+        odds=odds_shown(),
     )
     response = Response(stream, mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache, no-store"

@@ -13,6 +13,7 @@ from firmware_host.scoreboard.api import api
 from firmware_host.scoreboard.auth import FailureLimiter, check_pin, generate_pin
 from firmware_host.scoreboard.errors import register_error_handlers
 from firmware_host.scoreboard.i18n import DEFAULT_LANGUAGE
+from firmware_host.scoreboard.odds import DEFAULT_ODDS_MODE, OddsService, check_odds_mode
 from firmware_host.scoreboard.pages import pages
 from firmware_host.scoreboard.sse import ClientLimit
 from firmware_host.scoreboard.store import GameStore
@@ -22,6 +23,7 @@ DEFAULTS: dict[str, Any] = {
     "SCOREBOARD_LANG": DEFAULT_LANGUAGE,
     "SCOREBOARD_PUBLIC_URL": None,  # the URL in the QR code; None: the one the page came from
     "SCOREBOARD_HOSTNAME": None,  # shown beside the QR code; None: this machine's hostname
+    "SCOREBOARD_ODDS": DEFAULT_ODDS_MODE,  # who sees the odds advice: public or admin-only
     "SSE_MAX_CLIENTS": 100,  # each open page holds one server thread
     "SSE_MAX_PER_CLIENT": 8,  # streams open at once from one address
     "SSE_KEEPALIVE": 15.0,  # seconds between keep-alive comments
@@ -65,7 +67,8 @@ def create_app(
     `config` overrides `DEFAULTS` and Flask's own settings (``SECRET_KEY``, ``TESTING``...).
     `tower` is the running tower, if any: without one (``dicetower serve`` alone) the
     game master's tower actions answer 409.
-    Raises ValueError for a ``SCOREBOARD_PIN`` that is not a PIN (see `auth.check_pin`).
+    Raises ValueError for a ``SCOREBOARD_PIN`` that is not a PIN (see `auth.check_pin`) and
+    for a ``SCOREBOARD_ODDS`` that is not one of `odds.ODDS_MODES`.
     """
     app = Flask(__name__)
     app.config.from_mapping(DEFAULTS)
@@ -81,7 +84,10 @@ def create_app(
     except ValueError as err:
         raise ValueError(f"SCOREBOARD_PIN: {err}") from None
 
+    app.config["SCOREBOARD_ODDS"] = check_odds_mode(app.config["SCOREBOARD_ODDS"])
+
     app.extensions["dicetower.store"] = store if store is not None else GameStore()
+    _attach_odds(app, app.extensions["dicetower.store"])
     app.extensions["dicetower.tower"] = tower
     app.extensions["dicetower.limiter"] = FailureLimiter(
         int(app.config["LOGIN_MAX_FAILURES"]),
@@ -106,3 +112,13 @@ def create_app(
         return response
 
     return app
+
+
+def _attach_odds(app: Flask, store: GameStore) -> None:
+    """The odds advice, computed once per game version in a worker (see odds.py)."""
+    # Loaded now rather than by the first snapshot, which runs under the store's lock.
+    import firmware_host.advisor.strategies  # noqa: F401
+
+    service = OddsService(ready=store.odds_ready)
+    app.extensions["dicetower.odds"] = service
+    store.set_odds_source(service.advice)

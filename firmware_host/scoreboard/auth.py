@@ -69,7 +69,7 @@ def check_csrf() -> None:
     given = request.headers.get(CSRF_HEADER, "")
     if not expected or not given or not hmac.compare_digest(given, expected):
         raise ApiError(
-            403, "csrf", f"missing or wrong CSRF token: GET /api/session, then send {CSRF_HEADER}"
+            403, "csrf", "csrf", header=CSRF_HEADER
         )
 
 
@@ -89,7 +89,7 @@ def admin_required(view: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         check_csrf()
         if not is_admin():
-            raise ApiError(401, "login", "game master only: log in with the PIN first")
+            raise ApiError(401, "login", "login_first")
         return view(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
@@ -179,8 +179,8 @@ def log_in(pin: str) -> None:
     wait = limiter.retry_after(client)
     if wait > 0:
         raise ApiError(
-            429, "rate_limited", f"too many wrong PINs: try again in {int(wait) + 1} s",
-            headers={"Retry-After": str(int(wait) + 1)},
+            429, "rate_limited", "too_many_pins", headers={"Retry-After": str(int(wait) + 1)},
+            seconds=int(wait) + 1,
         )
     if not pin_matches(pin, current_app.config["SCOREBOARD_PIN"]):
         limiter.record_failure(client)
@@ -188,10 +188,10 @@ def log_in(pin: str) -> None:
         if wait > 0:
             seconds = int(wait) + 1
             raise ApiError(
-                401, "wrong_pin", f"wrong PIN: the next try is possible in {seconds} s",
-                headers={"Retry-After": str(seconds)},
+                401, "wrong_pin", "wrong_pin_wait", headers={"Retry-After": str(seconds)},
+                seconds=seconds,
             )
-        raise ApiError(401, "wrong_pin", "wrong PIN")
+        raise ApiError(401, "wrong_pin", "wrong_pin")
     limiter.reset(client)
     session["admin"] = True
     # A fresh token after a privilege change: one seen before login is worth nothing after.

@@ -1,4 +1,8 @@
-"""Clear JSON errors for the API: every refused request says why, and changes nothing."""
+"""Clear JSON errors for the API: every refused request says why, and changes nothing.
+
+A move the rules engine refuses is said in the language of the page that sent it, with the
+engine's code and values beside the sentence (``"rule": {"code": ..., "values": {...}}``).
+"""
 
 from __future__ import annotations
 
@@ -10,26 +14,32 @@ from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from firmware_host.rules import RuleError
+from firmware_host.scoreboard.i18n import request_language
 from firmware_host.scoreboard.store import StoreError
+from firmware_host.scoreboard.texts import Refusal
 
 
-class ApiError(Exception):
-    """A refused API request: HTTP status, a short machine code and a human message."""
+class ApiError(Refusal):
+    """A refused API request: HTTP status, a short machine code (``bad_input``, ``login``...)
+    and the sentence that says why, as a code of `firmware_host.scoreboard.texts` and its
+    values (said in the page's language)."""
 
-    def __init__(
-        self, status: int, code: str, message: str, headers: dict[str, str] | None = None
-    ) -> None:
-        super().__init__(message)
+    def __init__(self, status: int, code: str, text: str,
+                 headers: dict[str, str] | None = None, **values: Any) -> None:
+        super().__init__(text, **values)
         self.status = status
-        self.code = code
-        self.message = message
+        self.kind = code
         self.headers = headers or {}
 
 
 def error_response(
-    status: int, code: str, message: str, headers: dict[str, str] | None = None
+    status: int,
+    code: str,
+    message: str,
+    headers: dict[str, str] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> Response:
-    response = jsonify({"error": message, "code": code, "status": status})
+    response = jsonify({"error": message, "code": code, "status": status, **(extra or {})})
     response.status_code = status
     for name, value in (headers or {}).items():
         response.headers[name] = value
@@ -39,16 +49,17 @@ def error_response(
 def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def api_error(err: ApiError) -> Response:
-        return error_response(err.status, err.code, err.message, err.headers)
+        return error_response(err.status, err.kind, err.text(request_language()), err.headers)
 
     @app.errorhandler(RuleError)
     def rule_error(err: RuleError) -> Response:
         # The engine refused the input and guarantees its state is unchanged.
-        return error_response(400, "rule", str(err))
+        return error_response(400, "rule", err.text(request_language()),
+                              extra={"rule": err.as_text()})
 
     @app.errorhandler(StoreError)
     def store_error(err: StoreError) -> Response:
-        return error_response(409, "conflict", str(err))
+        return error_response(409, "conflict", err.text(request_language()))
 
     @app.errorhandler(HTTPException)
     def http_error(err: HTTPException) -> Any:

@@ -2,12 +2,19 @@
 
 The same table serves the templates and the page's script, which renders live updates.
 Game words with no good English equivalent (charge, décharge, nénette, fiche) stay French.
+What the rules engine says (its prompt: what happens next) comes from the engine's own table
+(`firmware_host.rules.texts`), added to the labels under ``prompt_<code>``.
 """
 
 from __future__ import annotations
 
+from flask import current_app, request
+
+from firmware_host.rules.texts import prompt_templates
+
 LANGUAGES = ("fr", "en")
 DEFAULT_LANGUAGE = "fr"
+LANGUAGE_COOKIE = "lang"  # the page's language, remembered by the browser
 
 LABELS: dict[str, dict[str, str]] = {
     "fr": {
@@ -49,6 +56,10 @@ LABELS: dict[str, dict[str, str]] = {
         "opening_tie": "égalité à l'ouverture, relancent :",
         "phase_start": "départ",
         "phase_play": "jeu",
+        "phase_present": "présentation du carré",
+        "present": "présente le carré",
+        "present_near": "position face à l'adversaire",
+        "send_present": "Présenter (4D)",
         "square": "Le carré",
         "near": "près",
         "far": "loin",
@@ -100,6 +111,8 @@ LABELS: dict[str, dict[str, str]] = {
         "effects": "effets",
         "manches_won": "manches gagnées",
         "charge_winner": "gagne la charge",
+        "decharge_winner": "gagne la décharge",
+        "presents": "présente la position {near} (le {face}) à {player}",
         "rampo_between": "rampo entre",
         "stake_worst": "pour la pire main",
         "stake_best": "pour la meilleure main",
@@ -131,6 +144,11 @@ LABELS: dict[str, dict[str, str]] = {
         "dispense_due": "{player} devait recevoir {requested} {tokens}, {delivered} compté(s)",
         "confirm": "Confirmer",
         "resume_jam": "Reprendre (distributeur débloqué)",
+        "fairness_biased": (
+            "Les dés semblent déséquilibrés : le {face} sort {share} du temps au lieu de "
+            "16,7 % ({dice} dés lus, {p}). Regardez s'ils sont ébréchés ou usés, ou "
+            "changez-les ; « dicetower fairness » en dit plus."
+        ),
     },
     "en": {
         "title": "dicetower — scoreboard",
@@ -171,6 +189,10 @@ LABELS: dict[str, dict[str, str]] = {
         "opening_tie": "opening tie, throwing again:",
         "phase_start": "start",
         "phase_play": "play",
+        "phase_present": "presenting the square",
+        "present": "presents the square",
+        "present_near": "position facing the opponent",
+        "send_present": "Present (4D)",
         "square": "The square",
         "near": "near",
         "far": "far",
@@ -222,6 +244,8 @@ LABELS: dict[str, dict[str, str]] = {
         "effects": "effects",
         "manches_won": "manches won",
         "charge_winner": "wins the charge",
+        "decharge_winner": "wins the décharge",
+        "presents": "presents position {near} (the {face}) to {player}",
         "rampo_between": "rampo between",
         "stake_worst": "for the worst hand",
         "stake_best": "for the best hand",
@@ -253,6 +277,11 @@ LABELS: dict[str, dict[str, str]] = {
         "dispense_due": "{player} was due {requested} {tokens}, {delivered} counted",
         "confirm": "Confirm",
         "resume_jam": "Resume (dispenser cleared)",
+        "fairness_biased": (
+            "The dice look biased: the {face} comes up {share} of the time instead of 16.7% "
+            "({dice} dice read, {p}). Look for chipped or worn dice, or change them; "
+            "`dicetower fairness` tells more."
+        ),
     },
 }
 
@@ -265,5 +294,19 @@ def pick_language(requested: str | None, cookie: str | None, default: str) -> st
     return DEFAULT_LANGUAGE
 
 
+def request_language() -> str:
+    """The language of the page a request comes from: ``?lang=``, then the cookie, then the
+    scoreboard's configured default (as the pages pick theirs)."""
+    return pick_language(
+        request.args.get("lang"),
+        request.cookies.get(LANGUAGE_COOKIE),
+        current_app.config.get("SCOREBOARD_LANG", DEFAULT_LANGUAGE),
+    )
+
+
 def labels(language: str) -> dict[str, str]:
-    return LABELS.get(language, LABELS[DEFAULT_LANGUAGE])
+    """The page's labels in ``language``, with the engine's prompts (``prompt_<code>``)."""
+    if language not in LABELS:
+        language = DEFAULT_LANGUAGE
+    prompts = {f"prompt_{code}": text for code, text in prompt_templates(language).items()}
+    return {**LABELS[language], **prompts}

@@ -8,39 +8,36 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, make_response, render_template, request
 
-from firmware_host.scoreboard.api import get_store
+from firmware_host.scoreboard.api import get_store, odds_shown
 from firmware_host.scoreboard.auth import csrf_token, is_admin
-from firmware_host.scoreboard.i18n import LANGUAGES, labels, pick_language
+from firmware_host.scoreboard.i18n import LANGUAGE_COOKIE, LANGUAGES, labels, request_language
 from firmware_host.scoreboard.network import hostname, qr_svg
+from firmware_host.scoreboard.odds import odds_labels
 
 pages = Blueprint("pages", __name__)
 
-LANGUAGE_COOKIE = "lang"
 ONE_YEAR = 365 * 24 * 3600
 
 
 def _render(template: str, *, admin_page: bool) -> Response:
     requested = request.args.get("lang")
-    language = pick_language(
-        requested,
-        request.cookies.get(LANGUAGE_COOKIE),
-        current_app.config["SCOREBOARD_LANG"],
-    )
+    language = request_language()
     url = current_app.config.get("SCOREBOARD_PUBLIC_URL") or request.host_url
-    text = labels(language)
+    text = {**labels(language), **odds_labels(language)}
     page_config = {
         "lang": language,
         "labels": text,
         "admin_page": admin_page,
         "admin": is_admin() if admin_page else False,
         "csrf": csrf_token() if admin_page else None,
+        "odds": current_app.config["SCOREBOARD_ODDS"],
     }
     html = render_template(
         template,
         lang=language,
         languages=LANGUAGES,
         t=text,
-        state=get_store().snapshot(),
+        state=get_store().snapshot(odds=odds_shown()),
         page_config=page_config,
         public_url=url,
         hostname=current_app.config.get("SCOREBOARD_HOSTNAME") or hostname(),

@@ -91,6 +91,7 @@ class StateStream:
     A class rather than a bare generator because WSGI servers call ``close()`` even when the
     body was never iterated (client gone before the first byte), and the slot must come back.
     `disconnected` tells whether the client has gone (None when the server cannot tell).
+    ``odds``: whether the snapshots sent carry the odds advice.
     """
 
     def __init__(
@@ -103,8 +104,10 @@ class StateStream:
         client: str = "",
         disconnected: Callable[[], bool] | None = None,
         poll: float = DISCONNECT_POLL,
+        odds: bool = True,
     ) -> None:
         self._store = store
+        self._odds = odds  # whether this page is shown the odds advice
         self._limit = limit
         self._client = client
         self._disconnected = disconnected
@@ -134,7 +137,7 @@ class StateStream:
     ) -> Iterator[bytes]:
         store = self._store
         yield f"retry: {RECONNECT_MS}\n\n".encode()
-        version, text = store.snapshot_json()
+        version, text = store.snapshot_json(odds=self._odds)
         if last_event_id != event_id(store, version):
             yield format_event("state", text, event_id(store, version))
         # Without a way to see the client leave, only writes can tell: wait a whole keep-alive.
@@ -152,6 +155,6 @@ class StateStream:
                     next_keepalive = time.monotonic() + keepalive
                     yield b": keep-alive\n\n"
                 continue
-            version, text = store.snapshot_json()
+            version, text = store.snapshot_json(odds=self._odds)
             next_keepalive = time.monotonic() + keepalive
             yield format_event("state", text, event_id(store, version))

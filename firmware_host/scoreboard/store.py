@@ -26,16 +26,21 @@ from typing import Any
 
 from firmware_host.rules import Game, RuleError, game_from_json, new_game
 from firmware_host.scoreboard.stats import hands_completed, player_statistics
+from firmware_host.scoreboard.texts import Refusal
 
 JSONDict = dict[str, Any]
 Journal = Callable[[JSONDict], None]
+# (game version, the game's view) -> the advice for the player to move (see odds.py).
+OddsSource = Callable[[int, JSONDict], "JSONDict | None"]
 
 # Inputs whose faces a misread can make wrong, so a correction may replace them.
 CORRECTABLE_EVENTS = ("throw", "turn")
 
 
-class StoreError(Exception):
-    """The request conflicts with the store's state (no game, paused, over); nothing changed."""
+class StoreError(Refusal):
+    """The request conflicts with the store's state (no game, paused, over); nothing changed.
+
+    Raised with a code of `firmware_host.scoreboard.texts` and its values."""
 
 
 class StreamsEnded(Exception):
@@ -61,6 +66,9 @@ class GameStore:
         self._version = 0
         self._game_version = 0  # the version of the last change of the game itself
         self._cached: tuple[int, str] | None = None
+        self._cached_data: JSONDict = {}
+        self._cached_no_odds: tuple[int, str] | None = None  # the same without the advice
+        self._odds_source: OddsSource | None = None
         self._stream_endings = 0  # counts `end_streams` calls
         # Tells a reconnecting client whether its Last-Event-ID comes from this run.
         self.instance = secrets.token_hex(4)
@@ -72,16 +80,50 @@ class GameStore:
         with self._lock:
             return self._version
 
-    def snapshot(self) -> JSONDict:
-        """The state every client sees: the engine's view plus the store's own metadata."""
-        return json.loads(self.snapshot_json()[1])
+    def snapshot(self, *, odds: bool = True) -> JSONDict:
+        """The state every client sees: the engine's view plus the store's own metadata.
 
-    def snapshot_json(self) -> tuple[int, str]:
-        """(version, snapshot as JSON text), serialised once per version."""
+        ``odds=False``: without the advice (``odds`` is None), for pages not shown it."""
+        return json.loads(self.snapshot_json(odds=odds)[1])
+
+    def snapshot_json(self, *, odds: bool = True) -> tuple[int, str]:
+        """(version, snapshot as JSON text), serialised once per version (and once more
+        without the advice, when some page is not shown it)."""
         with self._lock:
             if self._cached is None or self._cached[0] != self._version:
-                self._cached = (self._version, _compact_json(self._snapshot_locked()))
-            return self._cached
+                data = self._snapshot_locked()
+                self._cached = (self._version, _compact_json(data))
+                self._cached_data = data
+                self._cached_no_odds = None
+            if odds or self._cached_data.get("odds") is None:
+                return self._cached
+            if self._cached_no_odds is None:
+                self._cached_no_odds = (self._version,
+                                        _compact_json({**self._cached_data, "odds": None}))
+            return self._cached_no_odds
+
+    # ----------------------------------------------------------------- the odds advice
+
+    def set_odds_source(self, source: OddsSource | None) -> None:
+        """Where the snapshot's ``odds`` come from: ``source(game_version, view)`` is asked
+        once per version, under the lock, so it must answer at once (`OddsService` does)."""
+        with self._lock:
+            self._odds_source = source
+            self._cached = None  # the next snapshot asks the source (no new version: the
+            # game did not change, and a stream gets the advice when it is ready)
+
+    def odds_ready(self, game_version: int) -> None:
+        """The advice of ``game_version`` is ready: a new version, so the streams push it (a
+        late one, for a game that has moved on since, changes nothing)."""
+        with self._changed:
+            if game_version == self._game_version and self._odds_source is not None:
+                self._version += 1
+                self._changed.notify_all()
+
+    def _odds_locked(self, view: JSONDict | None) -> JSONDict | None:
+        if self._odds_source is None or view is None or self._ended:
+            return None
+        return self._odds_source(self._game_version, view)
 
     def history(self) -> JSONDict:
         """Every accepted input of the game with its effects, who made it and when."""
@@ -140,7 +182,10 @@ class GameStore:
     ) -> JSONDict:
         """Replace the current game by a new one; return its view."""
         game = new_game(preset, list(players), knobs or None)
-        action = {"action": "new_game", "preset": preset, "players": players, "knobs": knobs}
+        # The full knobs, not only the overrides: a later version's new knobs or defaults
+        # never change a game in progress when the journal is replayed.
+        action = {"action": "new_game", "preset": preset, "players": players,
+                  "knobs": dict(game.knobs)}
 
         def install() -> JSONDict:
             self._game = game
@@ -180,16 +225,16 @@ class GameStore:
         def correct() -> list[JSONDict]:
             game = self._playable_game()
             if not game.history:
-                raise StoreError("nothing to correct: no input yet")
+                raise StoreError("nothing_to_correct")
             last = game.history[-1]["event"]
             if last.get("type") not in CORRECTABLE_EVENTS:
-                raise StoreError(f"the last input is a {last.get('type')!r}, not a throw")
+                raise StoreError("last_not_a_throw", kind=last.get("type"))
             corrected = {**last, "faces": list(faces)}
             if keep is not None:
                 corrected["keep"] = list(keep)
             if rotate is not None:
                 if last.get("type") != "turn":
-                    raise StoreError("only a 4D turn has a rotation to correct")
+                    raise StoreError("rotation_only_4d")
                 corrected["rotate"] = rotate
             trial = game_from_json(game.to_json())
             trial.undo()
@@ -209,7 +254,7 @@ class GameStore:
         def pause() -> bool:
             self._require_game()
             if self._ended:
-                raise StoreError("the game is over")
+                raise StoreError("game_over")
             self._paused = bool(paused)
             return self._paused
 
@@ -288,15 +333,15 @@ class GameStore:
 
     def _require_game(self) -> Game:
         if self._game is None:
-            raise StoreError("no game yet: start one first")
+            raise StoreError("no_game")
         return self._game
 
     def _playable_game(self) -> Game:
         game = self._require_game()
         if self._ended:
-            raise StoreError("the game is over: start a new one")
+            raise StoreError("game_over")
         if self._paused:
-            raise StoreError("the game is paused: resume it first")
+            raise StoreError("game_paused")
         return game
 
     def _note_history(self, game: Game, before: JSONDict) -> None:
@@ -327,6 +372,7 @@ class GameStore:
             "history_length": len(game.history) if game is not None else 0,
             "last_input": game.history[-1]["event"] if game is not None and game.history else None,
             "stats": player_statistics(view, game.history, self._notes) if view else None,
+            "odds": self._odds_locked(view),
         }
 
 

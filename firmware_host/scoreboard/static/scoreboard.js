@@ -46,6 +46,15 @@
     return T["phase_" + phase] || phase || "";
   }
 
+  const fill = window.DicetowerTower.fill; // "{player} throws" + {player: "Ana"}
+
+  // The engine's prompt (what happens next) in the page's language: its template comes with
+  // the labels (prompt_<code>), its values (names, hands, counts) with the state.
+  function promptText(prompt) {
+    if (!prompt || !prompt.code) return "";
+    return fill(T["prompt_" + prompt.code] || prompt.code, prompt.values || {});
+  }
+
   function chip(text, cls) {
     return `<span class="chip ${cls || ""}">${text}</span>`;
   }
@@ -55,6 +64,11 @@
     $, T, esc, chip, name, post, lang: config.lang, adminPage: !!config.admin_page,
   });
 
+  // The odds advice for the player to move (odds.js).
+  const odds = window.DicetowerOdds.create({
+    $, T, esc, name, lang: config.lang, adminPage: !!config.admin_page, mode: config.odds,
+  });
+
   // ------------------------------------------------------------------ rendering the state
 
   function render() {
@@ -62,7 +76,7 @@
     document.body.classList.toggle("paused", !!state.paused);
     document.body.classList.toggle("four-d", !!game && game.game === "4d");
     $("banner").textContent = game
-      ? (state.paused ? "⏸ " + T.paused + " — " : "") + (game.message || "")
+      ? (state.paused ? "⏸ " + T.paused + " — " : "") + promptText(game.prompt)
       : T.no_game;
     renderStatus(game);
     renderDice(game);
@@ -72,6 +86,7 @@
     renderCamera();
     renderStats();
     tower.render(state);
+    odds.render(state);
     if ($("history-card").open) loadHistory();
     if (config.admin_page) renderAdmin(game);
   }
@@ -267,6 +282,7 @@
       case "manche_lost": return `${name(effect.player)} ${T.manche_lost}`;
       case "manche": return `${T.manche} ${effect.manche}`;
       case "charge_won": return `${name(effect.player)} ${T.charge_winner}`;
+      case "decharge_won": return `${name(effect.player)} ${T.decharge_winner}`;
       case "rampo": return `${T.rampo_between} ${effect.players.map(name).join(", ")}`;
       case "opening_tie": return `${T.opening_tie} ${effect.players.map(name).join(", ")}`;
       case "undone": return `${T.undo} #${effect.seq}`;
@@ -282,7 +298,13 @@
     }
   }
 
-  function eventText(event) {
+  // before: the top faces before this input (a 4D presentation names one of them).
+  function eventText(event, before) {
+    if (event.type === "present") {
+      const thrower = event.player ?? 0;
+      return fill(T.presents, { near: event.near, face: (before || [])[event.near] ?? "?",
+        player: name(1 - thrower) });
+    }
     const faces = event.faces ? " " + event.faces.join(" ") : "";
     const keep = event.keep && event.keep.length ? ` (${T.keep} ${event.keep.map((i) => i + 1).join(",")})` : "";
     const rotate = event.rotate ? ` · ${T[event.rotate] || event.rotate}` : "";
@@ -295,9 +317,15 @@
     fetch("/api/history", { cache: "no-store" })
       .then((r) => r.json())
       .then((data) => {
-        $("history").innerHTML = data.entries.slice().reverse().map((e) =>
-          `<li><b>${esc(name(e.player))}</b> ${esc(eventText(e.event))}` +
-          `<br><small>${esc(e.effects.map(effectText).join(" · "))}</small></li>`).join("");
+        let faces = [];
+        const lines = data.entries.map((e) => {
+          const line = `<li><b>${esc(name(e.event.player ?? e.player))}</b> ` +
+            `${esc(eventText(e.event, faces))}` +
+            `<br><small>${esc(e.effects.map(effectText).join(" · "))}</small></li>`;
+          if (e.event.faces && (e.event.type === "throw" || e.event.type === "turn")) faces = e.event.faces;
+          return line;
+        });
+        $("history").innerHTML = lines.reverse().join("");
       })
       .catch(() => { historyVersion = -1; });
   }
@@ -362,7 +390,8 @@
 
   function post(path, body) {
     $("admin-error").textContent = "";
-    return fetch("/api/admin/" + path, {
+    // The page's language goes along, so that a refusal comes back in it.
+    return fetch("/api/admin/" + path + "?lang=" + encodeURIComponent(config.lang || ""), {
       method: "POST",
       credentials: "same-origin",
       headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf || "" },
@@ -410,7 +439,8 @@
   // 4D: the role of each square position for the player to move (positions 0..3, then 4).
   function squareRoles(game) {
     const roles = [];
-    const square = game && game.game === "4d" && game.phase === "play" ? game.square : null;
+    const square = game && game.game === "4d" && (game.phase === "play" || game.phase === "present")
+      ? game.square : null;
     if (!square) return roles;
     for (const role of ["near", "left", "right", "far"]) {
       if (square[role]) roles[square[role].pos] = role;
@@ -454,7 +484,10 @@
   function renderAdmin(game) {
     $("btn-pause").textContent = state.paused ? T.resume : T.pause;
     const four = !!game && game.game === "4d";
-    const turning = four && game.phase === "play";
+    // 4D: right after the throw the thrower may present the square; the opponent moves first.
+    const presenting = four && game.phase === "present";
+    const turning = four && (game.phase === "play" || presenting);
+    $("present-row").hidden = !presenting;
     $("btn-turn").hidden = !turning;
     $("rotate-row").hidden = !turning;
     $("dice-count").parentElement.hidden = turning; // a 4D turn always gives every die
@@ -476,6 +509,12 @@
       $("dice-count").value = Math.max(1, handSize(game) - keepChoice.size);
       faceChoice = four ? squareFaces(game) : [];
       $("rotate").value = "cw";
+      if (presenting) {
+        // Which position faces the opponent once the thrower has turned the square.
+        const near = game.square.near.pos;
+        $("present-near").innerHTML = faceChoice.slice(0, 4).map((f, p) =>
+          `<option value="${p}"${p === near ? " selected" : ""}>${esc(T.position)} ${p} (${esc(f)})</option>`).join("");
+      }
       renderFaceRows();
     }
     if (!gameMoved && readingVersion === correctedFor) return;
@@ -575,6 +614,8 @@
       const f = faces();
       if (f) post("turn", { faces: f, rotate: $("rotate").value }).catch(() => {});
     });
+    $("btn-present").addEventListener("click", () =>
+      post("present", { near: +$("present-near").value }).catch(() => {}));
     $("btn-stop").addEventListener("click", () => post("stop").catch(() => {}));
     $("btn-undo").addEventListener("click", () => post("undo").catch(() => {}));
     $("btn-correct").addEventListener("click", () => {

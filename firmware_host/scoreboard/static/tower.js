@@ -147,5 +147,5 @@ window.DicetowerTower = (function () {
     return { render, setupAdmin };
   }
 
-  return { create, handover };
+  return { create, handover, fill };
 })();
