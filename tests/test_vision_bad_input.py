@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import cv2
@@ -10,7 +11,7 @@ import pytest
 
 import vision
 from firmware_host.cli import main as dicetower
-from vision.render import DieSpec, TraySpec, random_tray, render_tray
+from vision.lab.render import DieSpec, TraySpec, random_tray, render_tray
 
 
 @pytest.fixture(scope="module")
@@ -138,13 +139,42 @@ def test_a_tiny_image_reads_without_crashing() -> None:
     assert vision.read_dice(np.full((3, 2, 3), 90, np.uint8)) == []
 
 
-@pytest.mark.parametrize("shape", [(1, 1), (1, 2), (2, 1), (3, 5000), (5000, 3), (1, 4000),
-                                   (4000, 1), (7, 7000), (5, 1030), (16, 16)])
+@pytest.mark.parametrize("shape", [(1, 1), (1, 2), (2, 1), (2, 2), (1, 640), (640, 1),
+                                   (3, 5000), (5000, 3), (1, 4000), (4000, 1), (7, 7000),
+                                   (5, 1030), (16, 16), (2, 20000), (20000, 2), (24, 9000)])
 def test_every_image_size_reads(shape: tuple[int, int]) -> None:
     # A short side under the long side / 1024 once made the patch reduction divide it to
     # nothing (an OpenCV error, not a reading).
     image = np.random.default_rng(sum(shape)).integers(0, 255, (*shape, 3), dtype=np.uint8)
     assert all(d.value is None or 1 <= d.value <= 6 for d in vision.read_dice(image))
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (1, 300), (300, 1), (2, 6000), (6000, 2)])
+@pytest.mark.parametrize("channels", [None, 3, 4])
+def test_every_image_size_reads_in_every_channel_layout(shape: tuple[int, int], channels) -> None:
+    rng = np.random.default_rng(sum(shape) + (channels or 1))
+    layout = shape if channels is None else (*shape, channels)
+    image = rng.integers(0, 256, layout, dtype=np.uint8)
+    dice = vision.read_dice(image)
+    h, w = shape
+    for die in dice:
+        assert die.value is None or 1 <= die.value <= 6
+        assert -w <= die.center[0] <= 2 * w and -h <= die.center[1] <= 2 * h
+
+
+def test_read_command_reads_tiny_and_thin_files_and_goes_on(tmp_path, tray_png, capsys) -> None:
+    good, _ = tray_png
+    files = []
+    for h, w in ((1, 1), (2, 2), (1, 500), (500, 1), (3, 9000)):
+        path = tmp_path / f"odd_{h}x{w}.png"
+        assert cv2.imwrite(str(path), np.full((h, w, 3), 90, np.uint8))
+        files.append(path)
+    status = dicetower(["read", "--json", *map(str, files), str(good)])
+    out, err = capsys.readouterr()
+    assert status == 0 and err == ""
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [line["image"] for line in lines] == [*map(str, files), str(good)]
+    assert all("dice" in line and "error" not in line for line in lines)
 
 
 def test_read_command_goes_on_past_an_image_the_pipeline_chokes_on(

@@ -16,7 +16,7 @@ import pytest
 
 from firmware_host.cli import main
 from vision import load_image, read_dice
-from vision.scoring import load_manifest, score
+from vision.lab.scoring import load_manifest, score
 
 PER_SOURCE = 4  # images per source in the sample: every 25th image of the source
 
@@ -110,19 +110,19 @@ def test_split_parts_that_could_only_be_blanks_change_nothing_unread(
     # A die-shaped region large enough for two dice is read whole and split; most such parts
     # are halves of one die, blanks to the network, which are not read. On the sample,
     # reading them anyway gives the same dice: they were dropped in the end.
-    from vision import pipeline
+    from vision import scene_reading
 
     cv2.setNumThreads(1)
     images = [load_image(dice_photos / rec["image"]) for rec in sample(dice_photos)]
     skipped = []
-    blank_part = pipeline._blank_part
+    blank_part = scene_reading._blank_part
 
     def spy(cand, probs) -> bool:
         skipped.append(blank_part(cand, probs))
         return skipped[-1]
 
-    monkeypatch.setattr(pipeline, "_blank_part", spy)
+    monkeypatch.setattr(scene_reading, "_blank_part", spy)
     skipping = [read_dice(image) for image in images]
     assert sum(skipped) >= 5
-    monkeypatch.setattr(pipeline, "_blank_part", lambda cand, probs: False)
+    monkeypatch.setattr(scene_reading, "_blank_part", lambda cand, probs: False)
     assert [read_dice(image) for image in images] == skipping

@@ -209,7 +209,7 @@ RECALL_FLOOR = {"nell-byler": 0.72, "matteop65": 0.83, "tai-studio": 0.7}
 
 @pytest.mark.dataset
 def test_real_dice_sample_keeps_precision_and_recall(dice_photos):
-    from vision.face_eval import iter_crops
+    from vision.lab.face_eval import iter_crops
 
     counts: dict[str, list[int]] = {}
     for index, crop in enumerate(iter_crops(dice_photos, sample_every=4)):

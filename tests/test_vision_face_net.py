@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from vision import face_net
-from vision.pipeline import straighten
-from vision.render import random_tray, render_tray
+from vision.lab.render import random_tray, render_tray
+from vision.straightening import straighten
 
 
 def rendered_patches(seeds: range) -> tuple[list[np.ndarray], list[int]]:
@@ -79,7 +79,7 @@ def test_training_is_reproducible_and_exports_what_opencv_runs(tmp_path) -> None
         "torch", reason="training needs PyTorch: pip install -e '.[train]' (make train-deps)"
     )
     pytest.importorskip("onnx", reason="export needs onnx: pip install -e '.[train]'")
-    from vision import face_net_train
+    from vision.lab import face_net_train
 
     samples = face_net_train.rendered_samples(range(100_000, 100_004))
     assert {s.label for s in samples} - {0}, "rendered trays give dice with values"

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import vision
-from vision import lean_net, pipeline
-from vision.render import DieSpec, TraySpec, random_tray, render_tray
+from vision import lean_net
+from vision.lab.render import DieSpec, TraySpec, random_tray, render_tray
 
 
 @pytest.mark.parametrize("centre", [(300, 100), (500, 300), (100, 300), (300, 500),
@@ -82,7 +82,7 @@ def test_the_shipped_model_tells_leaning_dice_from_flat_ones() -> None:
     patches, distances, leaning = truth_patches(range(8000, 8030))
     p = lean_net.default_lean_net().leaning(patches, distances)
     assert ((p >= 0) & (p <= 1)).all()
-    flagged = p >= pipeline.LEAN_SURE
+    flagged = p >= lean_net.LEAN_SURE
     truth = np.array(leaning)
     caught = flagged[truth].mean()
     false = flagged[~truth].mean()
@@ -106,7 +106,7 @@ def test_a_read_die_the_check_finds_leaning_on_another_is_cocked(monkeypatch) ->
                                       DieSpec(2, (350, 240), 40, 30.0),
                                       DieSpec(6, (560, 400), 40, 0.0))), seed=3)
     stub = _StubLean(0.95)
-    monkeypatch.setattr(pipeline, "default_lean_net", lambda: stub)
+    monkeypatch.setattr(lean_net, "default_lean_net", lambda: stub)
     dice = sorted(vision.read_dice(shot.image), key=lambda d: d.center[0])
     assert [d.value for d in dice] == [None, None, 6]
     assert [d.alternatives for d in dice[:2]] == [(4,), (2,)]
@@ -116,9 +116,9 @@ def test_a_read_die_the_check_finds_leaning_on_another_is_cocked(monkeypatch) ->
     assert len(stub.calls) == 1 and len(stub.calls[0]) == 2
     assert all(abs(d * 640 - 30) < 2.5 for d in stub.calls[0])
     # Not sure enough, or the check left out: read as usual.
-    monkeypatch.setattr(pipeline, "default_lean_net", lambda: _StubLean(pipeline.LEAN_SURE - 0.1))
+    monkeypatch.setattr(lean_net, "default_lean_net", lambda: _StubLean(lean_net.LEAN_SURE - 0.1))
     assert sorted(d.value for d in vision.read_dice(shot.image)) == [2, 4, 6]
-    monkeypatch.setattr(pipeline, "default_lean_net", lambda: _StubLean(0.95))
+    monkeypatch.setattr(lean_net, "default_lean_net", lambda: _StubLean(0.95))
     assert sorted(d.value for d in vision.read_dice(shot.image, lean_check=False)) == [2, 4, 6]
 
 
@@ -126,7 +126,7 @@ def test_a_die_with_no_other_near_is_not_checked(monkeypatch) -> None:
     shot = render_tray(TraySpec(dice=(DieSpec(3, (200, 240), 40, 10.0),
                                       DieSpec(5, (440, 240), 40, 30.0))), seed=4)
     stub = _StubLean(1.0)
-    monkeypatch.setattr(pipeline, "default_lean_net", lambda: stub)
+    monkeypatch.setattr(lean_net, "default_lean_net", lambda: stub)
     assert sorted(d.value for d in vision.read_dice(shot.image)) == [3, 5]
     assert stub.calls == []
 
@@ -136,7 +136,7 @@ def test_training_is_reproducible_and_exports_what_opencv_runs(tmp_path) -> None
         "torch", reason="training needs PyTorch: pip install -e '.[train]' (make train-deps)"
     )
     pytest.importorskip("onnx", reason="export needs onnx: pip install -e '.[train]'")
-    from vision import lean_net_train
+    from vision.lab import lean_net_train
 
     samples = lean_net_train.rendered_samples(range(200_000, 200_004), log=lambda *a: None)
     assert {s.label for s in samples} == {0, 1}, "rendered trays give flat and leaning dice"

@@ -1,4 +1,4 @@
-"""`vision.net_training` (what both training scripts share) and the dataset's halves."""
+"""`vision.lab.net_training` (what both training scripts share) and the dataset's halves."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import net_training
-from vision.scoring import half_of
+from vision.lab import net_training
+from vision.lab.scoring import half_of
 
 
 def test_the_halves_are_every_other_record_and_together_the_whole() -> None:

@@ -13,11 +13,10 @@ import pytest
 import vision
 import vision.pipeline as pipeline
 from firmware_host.cli import main
+from vision import combined, scene_reading, straightening
 from vision.detect import Candidate, Look
 from vision.face import FaceReading
-from vision.layout import FACES, fit_layout
-from vision.pips import PipReading, read_one, read_pip_colour, read_pips
-from vision.render import (
+from vision.lab.render import (
     COLOUR_COMBOS,
     DieSpec,
     RenderedTray,
@@ -25,6 +24,8 @@ from vision.render import (
     random_tray,
     render_tray,
 )
+from vision.layout import FACES, fit_layout
+from vision.pips import PipReading, read_one, read_pip_colour, read_pips
 
 POSITIONS = [(110, 130), (320, 130), (530, 130), (110, 350), (320, 350), (530, 350)]
 
@@ -116,11 +117,11 @@ def _net(value: int, sure: float) -> np.ndarray:
 def test_values_need_the_support_the_rule_asks_for(
     monkeypatch, mine: PipReading, net: np.ndarray, face: FaceReading, expected: int | None
 ) -> None:
-    monkeypatch.setattr(pipeline, "read_pips", lambda *a, **k: mine)
-    monkeypatch.setattr(pipeline, "read_face", lambda *a, **k: face)
-    monkeypatch.setattr(pipeline, "pips_alike", lambda *a, **k: True)
+    monkeypatch.setattr(combined, "read_pips", lambda *a, **k: mine)
+    monkeypatch.setattr(combined, "read_face", lambda *a, **k: face)
+    monkeypatch.setattr(combined, "pips_alike", lambda *a, **k: True)
     patch = np.full((72, 72, 3), 230, np.uint8)
-    reading = pipeline.combined_reading(patch, None, net)
+    reading = combined.combined_reading(patch, None, net)
     assert reading.value == expected
     if expected is None:
         assert reading.reason in vision.REASONS
@@ -135,11 +136,11 @@ def test_values_need_the_support_the_rule_asks_for(
 def test_pips_of_one_colour_are_a_third_reader(
     monkeypatch, net: np.ndarray, coloured: PipReading, expected: int | None
 ) -> None:
-    monkeypatch.setattr(pipeline, "read_pips", lambda *a, **k: _mine(None))
-    monkeypatch.setattr(pipeline, "read_face", lambda *a, **k: _face(None))
-    monkeypatch.setattr(pipeline, "read_pip_colour", lambda *a, **k: coloured)
-    monkeypatch.setattr(pipeline, "pips_alike", lambda *a, **k: True)
-    reading = pipeline.combined_reading(np.full((72, 72, 3), 230, np.uint8), None, net)
+    monkeypatch.setattr(combined, "read_pips", lambda *a, **k: _mine(None))
+    monkeypatch.setattr(combined, "read_face", lambda *a, **k: _face(None))
+    monkeypatch.setattr(combined, "read_pip_colour", lambda *a, **k: coloured)
+    monkeypatch.setattr(combined, "pips_alike", lambda *a, **k: True)
+    reading = combined.combined_reading(np.full((72, 72, 3), 230, np.uint8), None, net)
     assert reading.value == expected
 
 
@@ -151,10 +152,10 @@ def test_pips_of_one_colour_are_a_third_reader(
 def test_unlike_pips_make_a_die_cocked_unless_every_reader_agrees(
     monkeypatch, net: np.ndarray, face: FaceReading, expected: int | None
 ) -> None:
-    monkeypatch.setattr(pipeline, "read_pips", lambda *a, **k: _mine(3))
-    monkeypatch.setattr(pipeline, "read_face", lambda *a, **k: face)
-    monkeypatch.setattr(pipeline, "pips_alike", lambda *a, **k: False)
-    reading = pipeline.combined_reading(np.full((72, 72, 3), 230, np.uint8), None, net)
+    monkeypatch.setattr(combined, "read_pips", lambda *a, **k: _mine(3))
+    monkeypatch.setattr(combined, "read_face", lambda *a, **k: face)
+    monkeypatch.setattr(combined, "pips_alike", lambda *a, **k: False)
+    reading = combined.combined_reading(np.full((72, 72, 3), 230, np.uint8), None, net)
     assert reading.value == expected
     assert reading.reason == (None if expected else "cocked")
 
@@ -171,13 +172,13 @@ def test_a_reading_gives_only_values_the_network_makes_possible(monkeypatch) -> 
         values = rng.integers(0, 7, 4)
         mine, face, one, colour = (_mine(int(values[0]) or None), _face(int(values[1]) or None),
                                    _mine(int(values[2]) or None), _mine(int(values[3]) or None))
-        monkeypatch.setattr(pipeline, "read_pips", lambda *a, m=mine, **k: m)
-        monkeypatch.setattr(pipeline, "read_face", lambda *a, f=face, **k: f)
-        monkeypatch.setattr(pipeline, "read_one", lambda *a, o=one, **k: o)
-        monkeypatch.setattr(pipeline, "read_pip_colour", lambda *a, c=colour, **k: c)
-        possible = pipeline.possible_values(probs)
+        monkeypatch.setattr(combined, "read_pips", lambda *a, m=mine, **k: m)
+        monkeypatch.setattr(combined, "read_face", lambda *a, f=face, **k: f)
+        monkeypatch.setattr(combined, "read_one", lambda *a, o=one, **k: o)
+        monkeypatch.setattr(combined, "read_pip_colour", lambda *a, c=colour, **k: c)
+        possible = combined.possible_values(probs)
         outside += any(v not in possible for v in values if v)
-        value = pipeline.combined_reading(patch, None, probs).value
+        value = combined.combined_reading(patch, None, probs).value
         assert value is None or value in possible
     assert outside > 200  # readers often proposed values the network rules out
 
@@ -191,13 +192,13 @@ def test_a_reading_gives_only_values_the_network_makes_possible(monkeypatch) -> 
 def test_a_one_beside_side_face_pips_needs_the_network_and_the_lone_pip(
     monkeypatch, mine: PipReading, net: np.ndarray, expected: int | None
 ) -> None:
-    monkeypatch.setattr(pipeline, "read_pips", lambda *a, **k: mine)
-    monkeypatch.setattr(pipeline, "read_face", lambda *a, **k: _face(None))
+    monkeypatch.setattr(combined, "read_pips", lambda *a, **k: mine)
+    monkeypatch.setattr(combined, "read_face", lambda *a, **k: _face(None))
     lone = PipReading(1, 0.9, None, ((36.0, 36.0, 6.0),), "dark", 90.0,
                       fit_layout(np.array([(36.0, 36.0)])))
-    monkeypatch.setattr(pipeline, "read_one", lambda *a, **k: lone)
+    monkeypatch.setattr(combined, "read_one", lambda *a, **k: lone)
     patch = np.full((72, 72, 3), 230, np.uint8)
-    assert pipeline.combined_reading(patch, None, net).value == expected
+    assert combined.combined_reading(patch, None, net).value == expected
 
 
 @pytest.mark.parametrize(("net", "kept"), [
@@ -210,26 +211,26 @@ def test_a_lone_pip_near_a_body_edge_is_a_one_only_if_the_network_is_sure(
 ) -> None:
     one = PipReading(1, 0.9, None, ((36.0, 36.0, 6.0),), "dark", 90.0,
                      fit_layout(np.array([(36.0, 36.0)])))  # the patch centre
-    monkeypatch.setattr(pipeline, "combined_reading", lambda *a, **k: one)
+    monkeypatch.setattr(scene_reading, "combined_reading", lambda *a, **k: one)
     work = np.full((200, 200, 3), 128, np.uint8)
     mask = np.zeros((200, 200), np.uint8)
     mask[50:150, 50:150] = 255  # a die body; the pip lies 8 px inside its edge
     cand = Candidate((58.0, 100.0), (40.0, 40.0), 0.0, False, "pips")
-    view = pipeline._View(40.0, *pipeline.straighten(work, cand.center, 0.0, 40.0), net)
-    found = pipeline._read_candidate(mask, cand, 40.0, None, view)
+    view = straightening.View(40.0, *pipeline.straighten(work, cand.center, 0.0, 40.0), net)
+    found = scene_reading.read_candidate(mask, cand, 40.0, None, view)
     assert (found is not None and found.die.value == 1) == kept
 
 
 def test_an_unsure_die_offers_the_likely_values_first() -> None:
     probs = np.array([0.45, 0.02, 0.3, 0.0, 0.1, 0.06, 0.07], np.float32)
-    assert pipeline.likely_values(probs) == (2, 4, 6, 5)
-    assert pipeline.likely_values(_net(0, 0.99)) == ()
+    assert combined.likely_values(probs) == (2, 4, 6, 5)
+    assert combined.likely_values(_net(0, 0.99)) == ()
 
 
 def test_the_network_vouches_only_for_a_sure_face() -> None:
-    assert pipeline.net_vouches(_net(3, 0.95))
-    assert not pipeline.net_vouches(_net(3, 0.6))
-    assert not pipeline.net_vouches(_net(0, 0.99))
+    assert combined.net_vouches(_net(3, 0.95))
+    assert not combined.net_vouches(_net(3, 0.6))
+    assert not combined.net_vouches(_net(0, 0.99))
 
 
 # --- pip shapes -----------------------------------------------------------------------------
@@ -238,13 +239,13 @@ def test_pip_elongation_tells_round_from_foreshortened_pips() -> None:
     patch = np.full((72, 72, 3), 235, np.uint8)
     cv2.circle(patch, (20, 20), 5, (20, 20, 20), -1)
     cv2.ellipse(patch, (50, 50), (3, 7), 0, 0, 360, (20, 20, 20), -1)
-    assert pipeline.pip_elongation(patch, (20.0, 20.0, 5.0), "dark") == pytest.approx(1.0, abs=0.15)
-    assert pipeline.pip_elongation(patch, (50.0, 50.0, 4.5), "dark") > 1.8
+    assert combined.pip_elongation(patch, (20.0, 20.0, 5.0), "dark") == pytest.approx(1.0, abs=0.15)
+    assert combined.pip_elongation(patch, (50.0, 50.0, 4.5), "dark") > 1.8
     pair = PipReading(2, 0.9, None, ((20.0, 20.0, 5.0), (50.0, 50.0, 4.5)), "dark", 90.0)
-    assert not pipeline.pips_alike(patch, pair)
+    assert not combined.pips_alike(patch, pair)
     cv2.circle(patch, (50, 50), 9, (235, 235, 235), -1)
     cv2.circle(patch, (50, 50), 5, (20, 20, 20), -1)
-    assert pipeline.pips_alike(patch, pair)
+    assert combined.pips_alike(patch, pair)
 
 
 def test_pips_of_very_different_sizes_are_not_one_face() -> None:
@@ -252,9 +253,9 @@ def test_pips_of_very_different_sizes_are_not_one_face() -> None:
     cv2.circle(patch, (26, 26), 6, (20, 20, 20), -1)
     cv2.circle(patch, (46, 46), 3, (20, 20, 20), -1)  # round, but a side face's size
     pair = PipReading(2, 0.9, None, ((26.0, 26.0, 6.0), (46.0, 46.0, 3.0)), "dark", 90.0)
-    assert not pipeline.pips_alike(patch, pair)
+    assert not combined.pips_alike(patch, pair)
     cv2.circle(patch, (46, 46), 6, (20, 20, 20), -1)
-    assert pipeline.pips_alike(patch, replace(pair, pips=((26.0, 26.0, 6.0), (46.0, 46.0, 5.5))))
+    assert combined.pips_alike(patch, replace(pair, pips=((26.0, 26.0, 6.0), (46.0, 46.0, 5.5))))
 
 
 _NODES = {0: [], 1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
@@ -341,7 +342,7 @@ def test_a_glint_beside_a_light_pip_leaves_it_round() -> None:
     cv2.line(patch, (46, 20), (46, 60), (150, 200, 140), 3)  # light caught by its edge
     cv2.circle(patch, (40, 40), 5, (235, 235, 235), -1)      # a white pip touching the glint
     patch = cv2.GaussianBlur(patch, (3, 3), 0)
-    assert pipeline.pip_elongation(patch, (40.0, 40.0, 5.0), "light") < 1.3
+    assert combined.pip_elongation(patch, (40.0, 40.0, 5.0), "light") < 1.3
 
 
 def _slanted_die(pips: list[tuple[int, int, int]]) -> np.ndarray:
@@ -614,11 +615,11 @@ def test_small_dice_beside_larger_ones_are_read_at_their_own_size(seed: int) -> 
     assert got == sorted(t.value for t in shot.truth)
 
 
-def _found(cand: Candidate, value: int | None) -> pipeline._Found:
+def _found(cand: Candidate, value: int | None) -> scene_reading.Found:
     """A stub reading of ``cand``: ``value``, or unsure."""
     die = vision.Die(value, cand.center, tuple(map(tuple, cand.corners())), 0.9,
                      None if value else "not a pip face")
-    return pipeline._Found(die, (0 if value else 1, -0.9), cand.center, cand)
+    return scene_reading.Found(die, (0 if value else 1, -0.9), cand.center, cand)
 
 
 @pytest.mark.parametrize(("distance", "own_side", "same"), [
@@ -631,7 +632,7 @@ def test_a_reading_is_of_a_die_within_its_reach(
     distance: float, own_side: float, same: bool
 ) -> None:
     die = _found(Candidate((200.0, 200.0), (own_side, own_side), 0.0, False, "body"), 4)
-    assert pipeline._same_die((200.0 + distance, 200.0), die, 40.0) is same
+    assert scene_reading.same_die((200.0 + distance, 200.0), die, 40.0) is same
 
 
 @pytest.mark.parametrize(("parts_read", "expected"), [
@@ -646,7 +647,7 @@ def test_a_region_read_whole_and_split_is_two_dice_when_both_parts_read(
              Candidate((72.0, 50.0), (40.0, 40.0), 0.0, False, "split", region=0)]
     work = np.zeros((100, 100, 3), np.uint8)
     look = Look(work, work, np.zeros((100, 100), np.uint8))
-    scene = pipeline.Scene(look, pipeline.Source(work, 1.0), 1.0, 40.0, [whole, *parts], None)
+    scene = scene_reading.Scene(look, pipeline.Source(work, 1.0), 1.0, 40.0, [whole, *parts], None)
     values = {whole.center: 2, parts[0].center: parts_read[0], parts[1].center: parts_read[1]}
 
     def read(mask, cand, side, polarity, view):
@@ -657,8 +658,8 @@ def test_a_region_read_whole_and_split_is_two_dice_when_both_parts_read(
             return np.tile(_net(2, 0.9), (len(patches), 1))
 
     monkeypatch.setattr(pipeline, "prepare", lambda image, profile=None: scene)
-    monkeypatch.setattr(pipeline, "default_net", Net)
-    monkeypatch.setattr(pipeline, "_read_candidate", read)
+    monkeypatch.setattr(straightening, "default_net", Net)
+    monkeypatch.setattr(scene_reading, "read_candidate", read)
     dice = pipeline.read_dice(work)
     assert sorted(d.value for d in dice if d.value is not None) == expected
 
@@ -685,10 +686,10 @@ def test_an_unsure_die_is_read_again_at_other_sizes(
         def probabilities(self, patches):
             return np.tile(_net(5, 0.9), (len(patches), 1))
 
-    monkeypatch.setattr(pipeline, "default_net", Net)
-    monkeypatch.setattr(pipeline, "_read_candidate", read)
-    view = pipeline._View(40.0, *pipeline.straighten(work, cand.center, 0.0, 40.0))
-    found = pipeline._read_resized(pipeline.Source(work, 1.0), np.zeros((100, 100), np.uint8),
+    monkeypatch.setattr(straightening, "default_net", Net)
+    monkeypatch.setattr(scene_reading, "read_candidate", read)
+    view = straightening.View(40.0, *pipeline.straighten(work, cand.center, 0.0, 40.0))
+    found = scene_reading.read_resized(pipeline.Source(work, 1.0), np.zeros((100, 100), np.uint8),
                                    cand, 40.0, None, view)
     assert (found.die.value if found else None) == expected
 
@@ -711,10 +712,10 @@ def test_sizes_the_network_rules_out_are_not_read(monkeypatch, net, reads: int) 
         def probabilities(self, patches):
             return np.tile(net, (len(patches), 1))
 
-    monkeypatch.setattr(pipeline, "default_net", Net)
-    monkeypatch.setattr(pipeline, "_read_candidate", read)
-    view = pipeline._View(40.0, *pipeline.straighten(work, cand.center, 0.0, 40.0))
-    assert pipeline._read_resized(pipeline.Source(work, 1.0), np.zeros((100, 100), np.uint8),
+    monkeypatch.setattr(straightening, "default_net", Net)
+    monkeypatch.setattr(scene_reading, "read_candidate", read)
+    view = straightening.View(40.0, *pipeline.straighten(work, cand.center, 0.0, 40.0))
+    assert scene_reading.read_resized(pipeline.Source(work, 1.0), np.zeros((100, 100), np.uint8),
                                   cand, 40.0, None, view) is None
     assert len(calls) == reads
 

@@ -11,7 +11,7 @@ import pytest
 
 import vision
 import vision.pipeline as pipeline
-from vision.render import DieSpec, RenderedTray, TraySpec, random_tray, render_tray
+from vision.lab.render import DieSpec, RenderedTray, TraySpec, random_tray, render_tray
 
 
 def _four_dice(seed: int) -> tuple[TraySpec, RenderedTray]:

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.render import (
+from vision.lab.render import (
     COLOUR_COMBOS,
     FLOORS,
     DieSpec,

@@ -1,7 +1,7 @@
 """`vision.read_dice` on rendered trays: what a player expects the tower to read.
 
-Each tray is drawn by `vision.render` from a fixed seed, so a failure names a reproducible
-picture: `render_tray(<spec>, seed)`; `python -m vision.render` writes the same kind of image.
+Each tray is drawn by `vision.lab.render` from a fixed seed, so a failure names a reproducible
+picture: `render_tray(<spec>, seed)`; `python -m vision.lab.render` writes the same kind of image.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import vision
-from vision.render import (
+from vision.lab.render import (
     COLOUR_COMBOS,
     FLOORS,
     DieSpec,

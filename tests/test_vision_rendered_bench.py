@@ -1,4 +1,4 @@
-"""`vision.rendered_bench`: rendered trays' readings counted against their truth."""
+"""`vision.lab.rendered_bench`: rendered trays' readings counted against their truth."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import vision
-from vision.render import DieSpec, TraySpec, render_tray
-from vision.rendered_bench import RenderedCounts, count_tray, main, measure, tray_for_seed
+from vision.lab.render import DieSpec, TraySpec, render_tray
+from vision.lab.rendered_bench import RenderedCounts, count_tray, main, measure, tray_for_seed
 
 CORNERS = ((0.0, 0.0),) * 4
 

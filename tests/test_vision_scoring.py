@@ -1,4 +1,4 @@
-"""`vision.scoring`: the dataset's matching rule and metrics, without the dataset."""
+"""`vision.lab.scoring`: the dataset's matching rule and metrics, without the dataset."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.scoring import die_sizes, match_image, min_cost_assignment, score, score_image
+from vision.lab.scoring import die_sizes, match_image, min_cost_assignment, score, score_image
 
 
 def _record(kind: str, dice: list[dict], image: str = "images/src/a.jpg", source: str = "src"):
@@ -96,5 +96,6 @@ def test_score_reports_per_source_and_overall_metrics() -> None:
     assert overall["recall"] == pytest.approx(1 / 3)
     assert overall["precision"] == pytest.approx(0.5)
     assert overall["ms"]["median"] == pytest.approx(20.0)
+    assert overall["ms"]["mean"] == pytest.approx(20.0)
     assert result["per_source"]["a"]["correct"] == 1
     assert result["per_source"]["b"]["wrong"] == 1

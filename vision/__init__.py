@@ -6,6 +6,9 @@ Public names::
     load_image(path) -> BGR uint8 array        (raises ImageError)
     annotate(image, dice) -> BGR copy with outlines and values drawn
     Die, REASONS, Profile, ImageError
+
+This package is what runs at the bar; `vision/pipeline.py` reads as the steps of a reading.
+The lab (the renderer, benchmarks, training) is `vision.lab`, which nothing here imports.
 """
 
 from vision.annotate import annotate

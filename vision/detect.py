@@ -30,6 +30,9 @@ MIN_THRESHOLD = 18.0
 # of the a, b differences, after scaling the floor's chroma alike, below SHADOW_CHROMA).
 SHADOW_RANGE = (0.45, 0.97)
 SHADOW_CHROMA = 8.0
+# An image whose a and b (8-bit Lab) stay within this of neutral (128) everywhere carries no
+# hue (a grey camera, a grey frame saved as colour): hue cannot tell shade there.
+NO_HUE = 2
 # Holes up to this fraction of the image's shorter side (squared) are inside a die.
 MAX_HOLE = 0.15
 # Plausible die side as a fraction of the image's shorter side.
@@ -101,9 +104,27 @@ def die_pixels(lab: np.ndarray, floor: np.ndarray | None = None) -> np.ndarray:
     noise = float(median_u8(dist[::4, ::4])[0])  # the floor's own texture
     threshold = max(MIN_THRESHOLD, NOISE_FACTOR * noise)
     mask = cv2.threshold(dist, threshold, 255, cv2.THRESH_BINARY)[1]
-    where = np.flatnonzero(mask > 0)  # numpy finds the set entries of a boolean array faster
-    mask.reshape(-1)[where[_shadow(lab, floor, where)]] = 0
+    # Shade is told from a die by its hue (the floor's own): an image with no hue at all (a
+    # grey camera) has none to tell it by, and every die darker than the floor would pass for
+    # shade; there, nothing is removed as shade (a shadow widens a die's outline a little,
+    # which the readers bear, where a lost die is lost).
+    if has_hue(lab):
+        where = np.flatnonzero(mask > 0)  # numpy finds the set entries of a boolean array faster
+        mask.reshape(-1)[where[_shadow(lab, floor, where)]] = 0
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+
+
+def has_hue(lab: np.ndarray) -> bool:
+    """Whether an 8-bit Lab image shows any colour: some pixel's chroma beyond NO_HUE (every
+    fourth pixel looked at: a colour scene has large coloured areas; OpenCV's sampling and
+    ranges cost a third of numpy's strided ones)."""
+    h, w = lab.shape[:2]
+    small = cv2.resize(lab, (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_NEAREST)
+    for channel in (1, 2):
+        low, high = cv2.minMaxLoc(cv2.extractChannel(small, channel))[:2]
+        if high - 128 > NO_HUE or 128 - low > NO_HUE:
+            return True
+    return False
 
 
 def _shadow(lab: np.ndarray, floor: np.ndarray, where: np.ndarray) -> np.ndarray:

@@ -1,12 +1,12 @@
 """The learned second opinion: a small convolutional network that reads a straightened die.
 
-It sees the same patch as the pip readers (`pipeline.straighten`: the die's top face
-``PATCH_SIDE`` px wide in the middle of a ``PATCH_SIDE * PATCH_SCALE`` square) and answers
+It sees the same patch as the pip readers (`vision.straightening.straighten`: the die's top
+face ``PATCH_SIDE`` px wide in the middle of a ``PATCH_SIDE * PATCH_SCALE`` square) and answers
 with a probability for "no readable face" and for each value 1..6. It is trained by
-``python -m vision.face_net_train`` (reproducibly, from the dice-photos dataset and rendered
+``python -m vision.lab.face_net_train`` (reproducibly, from the dice-photos dataset and rendered
 dice) and runs through OpenCV's DNN module alone, from the ONNX file shipped beside this
 module. The pipeline trusts it only where the classical readers agree with it or leave the
-die open; see `vision.pipeline.combined_reading`.
+die open; see `vision.combined.combined_reading`.
 """
 
 from __future__ import annotations

@@ -8,15 +8,16 @@ with the camera above the tray), and the wider the farther the die lies from it.
 die is cut with the image centre straight up and its distance from it as a fourth channel,
 and the network learns where a flat die's side faces may show.
 
-It is trained by ``python -m vision.lean_net_train`` (reproducibly, on rendered trays with
+It is trained by ``python -m vision.lab.lean_net_train`` (reproducibly, on rendered trays with
 leaning dice and on the dataset's real flat dice) and runs through OpenCV's DNN module alone.
-`vision.pipeline` asks it only about dice with another die near enough to lean on.
+`check_lean` asks it only about read dice with another die near enough to lean on.
 """
 
 from __future__ import annotations
 
 import math
 import os
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -24,6 +25,7 @@ import cv2
 import numpy as np
 
 from vision.onnx_model import load_onnx, standardised
+from vision.scene_reading import Found, Scene
 
 #: Side of the network's input.
 INPUT_SIDE = 32
@@ -32,6 +34,11 @@ PATCH_SCALE = 2.2
 DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "lean_net.onnx"
 #: Overrides the shipped model file (a path).
 MODEL_ENV = "DICETOWER_LEAN_NET"
+# A read die with another die found within LEAN_REACH x its side may lean on it; it is
+# reported cocked when the lean check is LEAN_SURE sure it leans. (A die leaning on another
+# lies 1.3-1.8 sides from it.)
+LEAN_REACH = 1.9
+LEAN_SURE = 0.9
 
 
 def lean_patch(
@@ -104,3 +111,38 @@ def _load(path: str) -> LeanNet:
 def default_lean_net() -> LeanNet:
     """The shipped model (or the one named by $DICETOWER_LEAN_NET), loaded once."""
     return _load(os.environ.get(MODEL_ENV) or str(DEFAULT_MODEL))
+
+
+def check_lean(kept: list[Found], scene: Scene) -> None:
+    """Report cocked each read die that leans on another: one within LEAN_REACH of its side
+    from another die found, that the lean check is LEAN_SURE sure leans. Its top face is
+    whole and fits a face, but the game asks for a re-throw. A die with no other near it has
+    nothing to lean on (and a camera at a slant shows every die the way a top-down camera
+    shows a leaning one: only its neighbours tell the two apart)."""
+    centre, image_side = scene.centre, scene.image_side
+    if centre is None or image_side is None:
+        return
+    # A die's side is its pips' grid's; a one has none (its outline is the side it was
+    # straightened at, which for a leaning die takes in its side face): it takes the other
+    # dice's, dice of a tray being of a size.
+    read = [(k, math.dist(*k.die.corners[:2])) for k in kept if k.die.value is not None]
+    sides = [side for k, side in read if k.die.value >= 2]
+    typical = float(np.median(sides)) if sides else None
+    near = []
+    for k, side in read:
+        if k.die.value == 1 and typical is not None:
+            side = typical
+        if any(o is not k and math.dist(k.center, o.center) <= LEAN_REACH * side
+               for o in kept):
+            near.append((k, side))
+    if not near:
+        return
+    # The working copy shows a die about twice as wide as the check looks at it: enough.
+    patches = [lean_patch(scene.look.image, k.center, side, centre) for k, side in near]
+    distances = [distance_from_centre(k.center, centre, image_side) for k, _ in near]
+    for (k, _), leaning in zip(near, default_lean_net().leaning(patches, distances),
+                               strict=True):
+        if leaning >= LEAN_SURE:
+            k.die = replace(k.die, value=None, reason="cocked",
+                            confidence=float(min(k.die.confidence, 1.0 - leaning)),
+                            alternatives=(k.die.value,))

@@ -17,6 +17,11 @@ POLARITIES = ("dark", "light")
 # gives no die size (with one, a die's side: a die lying across a zone's edge is whole).
 ZONE_MARGIN = 0.1
 MAX_FLOORS = 4  # empty trays kept prepared: a frame needs two (die-size pass, working size)
+# How near (Lab distance) a pixel must be to one of the dice colours to be of a die (shading
+# across a tray changes a die's lightness by up to about a fifth), and the share of an unsure
+# die's body that must be (the rest: pips, a side face in shade).
+DIE_COLOUR_MATCH = 40.0
+DIE_COLOUR_SHARE = 0.3
 
 
 @dataclass
@@ -121,6 +126,26 @@ class Profile:
         if not self.zones or any(_inside(zone, point) for zone in self.zones):
             return "roll"
         return None
+
+    def dice_coloured(
+        self, image: np.ndarray, mask: np.ndarray, center: tuple[float, float], side: float
+    ) -> bool:
+        """Whether at least DIE_COLOUR_SHARE of what stands out from the floor (``mask``)
+        within a die's square around ``center`` in a BGR ``image`` is within DIE_COLOUR_MATCH
+        (Lab) of one of the dice colours: a die's body, or two dice's, less their pips. Where
+        nothing stands out (white dice on a white floor), there is nothing to judge: it may be
+        a die."""
+        h, w = mask.shape
+        r = max(1, round(side / 2))
+        cx, cy = round(center[0]), round(center[1])
+        x0, y0, x1, y1 = max(0, cx - r), max(0, cy - r), min(w, cx + r + 1), min(h, cy + r + 1)
+        body = mask[y0:y1, x0:x1] > 0
+        if not body.any():
+            return True
+        lab = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2Lab)[body].astype(np.float32)
+        gaps = lab[:, None, :] - np.asarray(self.dice_colors, np.float32)[None, :, :]
+        near = np.sqrt((gaps * gaps).sum(axis=2)).min(axis=1) <= DIE_COLOUR_MATCH
+        return float(near.mean()) >= DIE_COLOUR_SHARE
 
     def _all_zones(self) -> list[list[tuple[float, float]]]:
         return [*self.zones, *([self.keep_zone] if self.keep_zone else [])]

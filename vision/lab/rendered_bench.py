@@ -4,10 +4,10 @@ The dice-photos dataset labels no die leaning on another, so the lean check (and
 of flat dice beside leaning ones) is measured on rendered trays of seeds no model was
 trained on (the training scripts use seeds from 100,000; the tests below 10,000)::
 
-    python -m vision.rendered_bench 7000 7150
+    python -m vision.lab.rendered_bench 7000 7150
 
 Each seed draws a tray like those of `tests/test_vision_rendered.py`: 4-9 dice, maybe a pair
-of touching dice and maybe a die leaning on another (`vision.render.random_tray`). Each true
+of touching dice and maybe a die leaning on another (`vision.lab.render.random_tray`). Each true
 die takes the nearest reading within half its side. Printed: flat dice read right, wrong,
 unsure (and of those, reported cocked) and missed; leaning dice given a value (a value the
 game would wrongly score), unsure and missed; and values read where no die is.
@@ -24,8 +24,8 @@ from dataclasses import dataclass, fields
 import cv2
 import numpy as np
 
+from vision.lab.render import RenderedTray, random_tray, render_tray
 from vision.pipeline import read_dice
-from vision.render import RenderedTray, random_tray, render_tray
 from vision.types import Die
 
 
@@ -105,7 +105,7 @@ def measure(seeds: Iterable[int], log: Callable[[str], None] | None = None) -> R
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.rendered_bench",
+    parser = argparse.ArgumentParser(prog="python -m vision.lab.rendered_bench",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("first", type=int, help="first seed")
     parser.add_argument("stop", type=int, help="seed after the last")

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 # Where the dataset lies when none is named: beside the repository, never inside it.
-DEFAULT_DATASET = Path(__file__).resolve().parent.parent.parent / "shared/datasets/dice-photos"
+DEFAULT_DATASET = Path(__file__).resolve().parents[3] / "shared/datasets/dice-photos"
 PIP_EXTENT = 0.75  # pip-cluster extent / die side, for "pips" boxes
 BOX_MARGIN = 0.25  # x S, added on each side of "die" boxes
 PIP_RADIUS = 0.75  # x S, radius around the centre of a "pips" box
@@ -241,6 +241,7 @@ class Tally:
         out["ms"] = {
             "n": len(self.ms),
             "median": _median(self.ms),
+            "mean": sum(self.ms) / len(self.ms) if self.ms else None,
             "p95": percentile(self.ms, 95),
         }
         return out

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from vision.image_io import ImageError, load_image
-from vision.scoring import DEFAULT_DATASET, half_of, load_manifest
+from vision.lab.scoring import DEFAULT_DATASET, half_of, load_manifest
 
 BATCH = 128
 SEED = 421

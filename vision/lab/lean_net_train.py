@@ -2,12 +2,12 @@
 
 Usage::
 
-    python -m vision.lean_net_train [DATASET] [--half even|odd|all] [--out FILE] [--seed N]
+    python -m vision.lab.lean_net_train [DATASET] [--half even|odd|all] [--out FILE] [--seed N]
 
 Needs the training extra (``pip install -e '.[train]'``: PyTorch and onnx); the product itself
 runs the result through OpenCV alone. Same seed and library versions, same model.
 
-Leaning dice come from rendered trays (`vision.render`, seeds far from those of the tests),
+Leaning dice come from rendered trays (`vision.lab.render`, seeds far from those of the tests),
 which vary the camera's height (how wide a flat die's side faces show), the image size, die
 sizes, colours, floors and light; each holds up to two dice leaning on another die and up
 to two pairs of touching dice (a neighbour's face beside a die is no side face). Real flat dice
@@ -31,8 +31,9 @@ from pathlib import Path
 
 import numpy as np
 
-from vision import net_training
-from vision.face_net_train import label_centres
+from vision.lab import net_training
+from vision.lab.face_net_train import label_centres
+from vision.lab.net_training import dataset_images, fit, relit, square_around
 from vision.lean_net import (
     DEFAULT_MODEL,
     INPUT_SIDE,
@@ -41,7 +42,6 @@ from vision.lean_net import (
     lean_patch,
     to_input,
 )
-from vision.net_training import dataset_images, fit, relit, square_around
 
 RENDER_SEEDS = range(200_000, 202_000)  # tests use seeds below 10,000
 CROP_FACTOR = 1.5 * PATCH_SCALE  # stored crop side / die side: room for shifts and turns
@@ -63,7 +63,7 @@ class Sample:
 
 def tray_spec(seed: int):
     """The rendered tray of one training seed."""
-    from vision.render import random_tray
+    from vision.lab.render import random_tray
 
     rng = np.random.default_rng(seed)
     width, height = IMAGE_SIZES[int(rng.integers(len(IMAGE_SIZES)))]
@@ -114,7 +114,7 @@ def dataset_samples(dataset: Path, half: str, log=print) -> list[Sample]:
 
 
 def rendered_samples(seeds=RENDER_SEEDS, log=print) -> list[Sample]:
-    from vision.render import render_tray
+    from vision.lab.render import render_tray
 
     samples: list[Sample] = []
     for k, seed in enumerate(seeds, 1):
@@ -173,7 +173,7 @@ def export(model, out: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = net_training.parser("python -m vision.lean_net_train", __doc__.split("\n\n")[0],
+    parser = net_training.parser("python -m vision.lab.lean_net_train", __doc__.split("\n\n")[0],
                                  DEFAULT_MODEL, EPOCHS)
     parser.add_argument("--trays", type=int, default=len(RENDER_SEEDS))
     args = parser.parse_args(argv)

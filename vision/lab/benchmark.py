@@ -1,7 +1,7 @@
 """The `dicetower bench vision` benchmark: read every dataset image, score, time.
 
 Runs on one core (``cv2.setNumThreads(1)``), times `read_dice` alone (decoding excluded), and
-scores with `vision.scoring` (the dataset's own matching rule), per source and overall.
+scores with `vision.lab.scoring` (the dataset's own matching rule), per source and overall.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from vision.scoring import DEFAULT_DATASET
+from vision.lab.scoring import DEFAULT_DATASET
 
 COLUMNS = ("images", "gt_dice", "correct", "wrong", "unsure", "missed", "extra")
 
@@ -35,13 +35,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--half", choices=("even", "odd"),
         help="only the even- or odd-indexed manifest images (tune on one, confirm on the other)",
     )
-    parser.add_argument("--limit", type=int, help="only the first N images (after --half)")
+    parser.add_argument(
+        "--limit", type=int,
+        help="only the first N images (after --half); with --variants, N drawn at random "
+        "(--seed)",
+    )
+    parser.add_argument(
+        "--variants", action="store_true",
+        help="read each photo also turned 90/180/270, mirrored, scaled 0.5 and 1.5, darker "
+        "(x0.6) and lighter (x1.4), with noise (sigma 8), as JPEG (quality 40 and 95) and in "
+        "grey; print per variant precision, recall and the share of photos whose reading "
+        "changed (the multiset of values read, unsure dice as a value of their own, differs "
+        "from the original photo's)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0,
+        help="with --variants: the seed of the --limit draw and of the noise (default 0)",
+    )
     parser.add_argument(
         "--predictions", metavar="FILE",
         help="also write the readings as JSON lines (the `dicetower read --json` format)",
     )
     parser.add_argument(
-        "--errors", action="store_true", help="list the images with wrong, missed or extra dice"
+        "--errors", action="store_true",
+        help="list the images with wrong, missed or extra dice (with --variants: the photos "
+        "whose reading changed)",
     )
     parser.set_defaults(func=run)
 
@@ -69,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from vision import ImageError, load_image, read_dice
-    from vision.scoring import die_sizes, half_of, load_manifest, score, score_image
+    from vision.lab.scoring import die_sizes, half_of, load_manifest, score, score_image
 
     cv2.setNumThreads(1)
     dataset = Path(args.dataset or os.environ.get("DICE_PHOTOS") or DEFAULT_DATASET)
@@ -80,6 +98,13 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     records = half_of(records, args.half)
+    if args.limit is not None and args.limit < 0:
+        print("dicetower bench vision: --limit must be at least 0", file=sys.stderr)
+        return 2
+    if args.variants:
+        from vision.lab import variants
+
+        return variants.run(args, dataset, records)
     if args.limit is not None:
         records = records[: max(0, args.limit)]
     sizes = die_sizes(load_manifest(dataset))

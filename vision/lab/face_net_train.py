@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m vision.face_net_train [DATASET] [--half even|odd|all] [--out FILE] [--seed N]
+    python -m vision.lab.face_net_train [DATASET] [--half even|odd|all] [--out FILE] [--seed N]
 
 Needs the training extra (``pip install -e '.[train]'``: PyTorch and onnx); the product itself
 runs the result through OpenCV alone. Same dataset, seed and library versions, same model.
@@ -11,7 +11,7 @@ Samples are cut the way the pipeline sees dice: every image goes through
 `vision.pipeline.prepare`, and each die candidate is labelled by the dataset's labels (a
 candidate near a labelled die's centre takes its value, one far from every labelled die is
 "none": a speck, a tray mark, a pip cluster of a side face). Every labelled die is also cut at
-its labelled centre. Rendered trays (`vision.render`, seeds far from those of the tests) add
+its labelled centre. Rendered trays (`vision.lab.render`, seeds far from those of the tests) add
 dice of other colours and dice leaning on another die, which are "none": their top face is
 not flat, and the game asks for a re-throw. Each epoch draws new rotations (any angle: a
 die has no upright), shifts, scales, lighting and colour swaps of every sample.
@@ -31,11 +31,13 @@ from pathlib import Path
 
 import numpy as np
 
-from vision import net_training
 from vision.face_net import CLASSES, DEFAULT_MODEL, INPUT_SIDE, to_input
-from vision.net_training import dataset_images, fit, relit, square_around
-from vision.pipeline import Scene, candidate_side, prepare, straighten
-from vision.scoring import die_sizes, load_manifest
+from vision.lab import net_training
+from vision.lab.net_training import dataset_images, fit, relit, square_around
+from vision.lab.scoring import die_sizes, load_manifest
+from vision.pipeline import prepare
+from vision.scene_reading import Scene
+from vision.straightening import candidate_side, straighten
 
 CROP_FACTOR = 2.4  # stored crop side / die side: room for any rotation of the patch
 NEAR = 0.3  # x die size: a candidate this close to a labelled die's centre is that die
@@ -111,7 +113,7 @@ def dataset_samples(dataset: Path, half: str, log=print) -> list[Sample]:
 
 def rendered_samples(seeds=RENDER_SEEDS) -> list[Sample]:
     """Dice from rendered trays: flat ones with their value, leaning ones as "none"."""
-    from vision.render import random_tray, render_tray
+    from vision.lab.render import random_tray, render_tray
 
     samples: list[Sample] = []
     for seed in seeds:
@@ -169,7 +171,7 @@ def export(model, out: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = net_training.parser("python -m vision.face_net_train", __doc__.split("\n\n")[0],
+    args = net_training.parser("python -m vision.lab.face_net_train", __doc__.split("\n\n")[0],
                                DEFAULT_MODEL, EPOCHS).parse_args(argv)
     dataset = Path(args.dataset)
     if problem := net_training.setup(args.threads, dataset):

@@ -1,6 +1,6 @@
 """Measure the per-die face reader on ground-truth dice of the dice-photos dataset.
 
-Usage: ``python -m vision.face_eval [DATASET] [--half even|odd|all] [--no-side] [--json]``
+Usage: ``python -m vision.lab.face_eval [DATASET] [--half even|odd|all] [--no-side] [--json]``
 
 Crops are cut in memory around each ground-truth die (never written anywhere):
 
@@ -33,7 +33,7 @@ import cv2
 import numpy as np
 
 from vision.face import read_face
-from vision.scoring import DEFAULT_DATASET, PIP_EXTENT, load_manifest
+from vision.lab.scoring import DEFAULT_DATASET, PIP_EXTENT, load_manifest
 
 PIPS_CROP = 1.4  # crop side / die side for pip-cluster boxes
 DIE_CROP = 1.25  # crop side / longer box side for whole-die boxes
@@ -182,7 +182,7 @@ def _print_table(title: str, results: dict[str, dict]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.face_eval", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m vision.lab.face_eval", description=__doc__)
     parser.add_argument("dataset", nargs="?", type=Path, default=DEFAULT_DATASET)
     parser.add_argument("--half", choices=("all", "even", "odd"), default="all")
     parser.add_argument("--no-side", action="store_true", help="only the run without die side")

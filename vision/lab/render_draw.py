@@ -1,0 +1,398 @@
+"""How the renderer (`vision.lab.render`) draws: dice posed in 3D under a pinhole camera, their
+face textures, the floor, soft shadows and hands.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from vision.lab.render_specs import (
+    BGR,
+    FLOORS,
+    PIP_LAYOUTS,
+    DieSpec,
+    DieTruth,
+    HandSpec,
+    TraySpec,
+)
+
+# --------------------------------------------------------------------------------------------
+# Geometry
+
+
+def _rotation(die: DieSpec) -> np.ndarray:
+    """World-from-die rotation: turn about the vertical, then lean the top toward the tilt."""
+    a = math.radians(die.angle_deg)
+    turn = np.array(
+        [[math.cos(a), -math.sin(a), 0.0], [math.sin(a), math.cos(a), 0.0], [0.0, 0.0, 1.0]]
+    )
+    if die.tilt_deg == 0.0:
+        return turn
+    d = math.radians(die.tilt_toward_deg)
+    # Axis z x d turns the vertical toward d by the tilt angle.
+    axis = np.array([-math.sin(d), math.cos(d), 0.0]) * math.radians(die.tilt_deg)
+    lean, _ = cv2.Rodrigues(axis)
+    return lean @ turn
+
+
+@dataclass(frozen=True)
+class _Face:
+    value: int
+    normal: np.ndarray  # world
+    corners: np.ndarray  # 4x3 world points for (u, v) = (0,0), (1,0), (1,1), (0,1)
+
+
+def _side_values(top: int) -> tuple[int, int]:
+    rest = [v for v in range(1, 7) if v not in (top, 7 - top)]
+    return rest[0], rest[1] if rest[1] != 7 - rest[0] else rest[2]
+
+
+def die_faces(die: DieSpec) -> list[_Face]:
+    """The six faces of the posed die in world coordinates (x, y image axes; z up)."""
+    h = die.side / 2.0
+    rot = _rotation(die)
+    a, b = _side_values(die.value)
+    ex, ey, ez = np.eye(3)
+    # (value, normal, u axis, v axis) in die coordinates; opposite faces sum to seven.
+    local = [
+        (die.value, ez, ex, ey),
+        (7 - die.value, -ez, ex, -ey),
+        (a, ex, ey, ez),
+        (7 - a, -ex, -ey, ez),
+        (b, ey, -ex, ez),
+        (7 - b, -ey, ex, ez),
+    ]
+    corner_uv = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=float) * 2.0 - 1.0
+    faces = []
+    for value, n, u, v in local:
+        pts = np.array([n * h + cu * h * u + cv * h * v for cu, cv in corner_uv]) @ rot.T
+        faces.append(_Face(value, rot @ n, pts))
+    all_z = np.concatenate([f.corners[:, 2] for f in faces])
+    shift = np.array([die.center[0], die.center[1], die.lift - all_z.min()])
+    return [_Face(f.value, f.normal, f.corners + shift) for f in faces]
+
+
+class Camera:
+    """A pinhole camera looking straight down at the image centre from `height` pixels."""
+
+    def __init__(self, width: int, height: int, camera_height: float | None) -> None:
+        self.cx, self.cy = width / 2.0, height / 2.0
+        self.h = 1.6 * max(width, height) if camera_height is None else float(camera_height)
+        if not self.h > 0:
+            raise ValueError(f"camera_height must be positive, got {camera_height!r}")
+
+    def project(self, pts: np.ndarray) -> np.ndarray:
+        pts = np.asarray(pts, dtype=float)
+        if math.isinf(self.h):
+            return pts[..., :2].copy()
+        scale = self.h / np.maximum(self.h - pts[..., 2], 1e-3)
+        out = np.empty((*pts.shape[:-1], 2))
+        out[..., 0] = self.cx + (pts[..., 0] - self.cx) * scale
+        out[..., 1] = self.cy + (pts[..., 1] - self.cy) * scale
+        return out
+
+    def sees(self, face: _Face) -> bool:
+        centre = face.corners.mean(axis=0)
+        if math.isinf(self.h):
+            return face.normal[2] > 1e-6
+        to_camera = np.array([self.cx, self.cy, self.h]) - centre
+        return float(face.normal @ to_camera) > 1e-6
+
+
+def light_vector(spec: TraySpec) -> np.ndarray:
+    az, el = math.radians(spec.light_azimuth_deg), math.radians(spec.light_elevation_deg)
+    return np.array([math.cos(az) * math.cos(el), math.sin(az) * math.cos(el), math.sin(el)])
+
+
+# --------------------------------------------------------------------------------------------
+# Face textures
+
+
+def _rounded_square_outline(radius: float, per_corner: int = 8) -> np.ndarray:
+    """Points (u, v) in 0..1 around a square with corners rounded by `radius`."""
+    r = max(radius, 1e-3)
+    centres = ((1 - r, 1 - r), (r, 1 - r), (r, r), (1 - r, r))
+    pts = []
+    for k, (cx, cy) in enumerate(centres):
+        for t in np.linspace(0, math.pi / 2, per_corner):
+            a = k * math.pi / 2 + t
+            pts.append((cx + r * math.cos(a), cy + r * math.sin(a)))
+    return np.array(pts)
+
+
+@lru_cache(maxsize=256)
+def _face_texture(
+    value: int,
+    size: int,
+    body: BGR,
+    pip: BGR,
+    radius: float,
+    pip_diameter: float,
+    spread: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(colour float32 HxWx3, alpha float32 HxW, pip mask float32 HxW) of one face, square."""
+    ss = 4  # drawn supersampled, then averaged down: smooth pip and corner edges
+    big = size * ss
+    alpha = np.zeros((big, big), np.uint8)
+    outline = _rounded_square_outline(radius, 16) * (big - 1)
+    cv2.fillPoly(alpha, [np.round(outline).astype(np.int32)], 255, cv2.LINE_AA)
+
+    body_f = np.array(body, np.float32)
+    # Rounded edges catch less light than the flat face: a darker rim fading inwards.
+    dist = cv2.distanceTransform((alpha > 127).astype(np.uint8), cv2.DIST_L2, 5) / big
+    rim = 1.0 - 0.22 * np.exp(-dist / 0.045)
+    colour = body_f[None, None, :] * rim[..., None]
+
+    pips = np.zeros((big, big), np.uint8)
+    rims = np.zeros((big, big), np.uint8)
+    rp = pip_diameter / 2.0 * big
+    for u, v in PIP_LAYOUTS[value]:
+        uu = spread + (u - 0.25) / 0.5 * (1 - 2 * spread) if u != 0.5 else 0.5
+        vv = spread + (v - 0.25) / 0.5 * (1 - 2 * spread) if v != 0.5 else 0.5
+        centre = (round(uu * big), round(vv * big))
+        cv2.circle(pips, centre, round(rp), 255, -1, cv2.LINE_AA)
+        wall = max(1, round(0.25 * rp))
+        cv2.circle(rims, centre, round(rp - wall / 2), 255, wall, cv2.LINE_AA)
+    pip_f = np.array(pip, np.float32)
+    # Pip paint sits in a dimple: a darker ring where its wall is in shade.
+    rim_colour = pip_f * 0.6
+    p = (pips.astype(np.float32) / 255.0)[..., None]
+    r = (rims.astype(np.float32) / 255.0)[..., None] * p
+    colour = colour * (1 - p) + (pip_f * (1 - r) + rim_colour * r) * p
+
+    colour = cv2.resize(colour, (size, size), interpolation=cv2.INTER_AREA)
+    alpha_f = cv2.resize(alpha.astype(np.float32) / 255.0, (size, size), cv2.INTER_AREA)
+    pip_mask = cv2.resize(pips.astype(np.float32) / 255.0, (size, size), cv2.INTER_AREA)
+    return colour.astype(np.float32), alpha_f.astype(np.float32), pip_mask.astype(np.float32)
+
+
+# --------------------------------------------------------------------------------------------
+# Floor, shadows, hands, dice
+
+
+def soft_blur(field_: np.ndarray, sigma: float) -> np.ndarray:
+    """Gaussian blur of a float image; wide blurs run at reduced size (same look, far faster)."""
+    if sigma <= 4.0:
+        return cv2.GaussianBlur(field_, (0, 0), sigma)
+    factor = sigma / 2.0
+    h, w = field_.shape[:2]
+    small = cv2.resize(field_, (max(1, round(w / factor)), max(1, round(h / factor))),
+                       interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), 2.0)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def _smooth_noise(rng: np.random.Generator, width: int, height: int, cell: float) -> np.ndarray:
+    """Zero-mean, roughly unit-variance noise varying over about `cell` pixels."""
+    gw, gh = max(2, int(width / cell) + 2), max(2, int(height / cell) + 2)
+    grid = rng.normal(0.0, 1.0, (gh, gw)).astype(np.float32)
+    return cv2.resize(grid, (width, height), interpolation=cv2.INTER_CUBIC)
+
+
+def draw_floor(spec: TraySpec, rng: np.random.Generator) -> np.ndarray:
+    w, h = spec.width, spec.height
+    base = np.array(spec.floor_bgr or FLOORS[spec.floor], np.float32)
+    scale = max(w, h) / 640.0
+    if spec.floor == "wood":
+        # Long, gently wavy growth lines plus fine streaks stretched along the grain.
+        angle = rng.uniform(-0.15, 0.15)
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        across = -xx * math.sin(angle) + yy * math.cos(angle)
+        warp = across + 5 * scale * _smooth_noise(rng, w, h, 220 * scale)
+        period = rng.uniform(24, 48) * scale
+        rings = (0.5 + 0.5 * np.sin(2 * math.pi * warp / period)) ** 3
+        streaks = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0),
+                                   sigmaX=12 * scale, sigmaY=0.7)
+        streaks /= max(float(streaks.std()), 1e-6)
+        shade = 1.0 - 0.08 * rings - 0.012 * streaks + 0.03 * _smooth_noise(rng, w, h, 160 * scale)
+        grain = rng.normal(0, 1.5, (h, w)).astype(np.float32)
+        img = base[None, None, :] * shade[..., None] + grain[..., None]
+    elif spec.floor == "felt":
+        fibres = cv2.GaussianBlur(rng.normal(0, 9, (h, w)).astype(np.float32), (0, 0), 0.8)
+        shade = 1.0 + 0.04 * _smooth_noise(rng, w, h, 150 * scale)
+        img = base[None, None, :] * shade[..., None] + fibres[..., None]
+    else:  # card, paper and slate: fine grain, gentle blotches, a few specks
+        grain = cv2.GaussianBlur(rng.normal(0, 4, (h, w)).astype(np.float32), (0, 0), 0.6)
+        shade = 1.0 + 0.025 * _smooth_noise(rng, w, h, 80 * scale)
+        img = base[None, None, :] * shade[..., None] + grain[..., None]
+        for _ in range(int(rng.integers(0, 6))):
+            centre = (int(rng.integers(0, w)), int(rng.integers(0, h)))
+            cv2.circle(img, centre, int(rng.integers(1, 3)), (base * 0.55).tolist(), -1)
+    return img.astype(np.float32)
+
+
+def hand_mask(hand: HandSpec, width: int, height: int, rng: np.random.Generator) -> np.ndarray:
+    """Float mask 0..1 of an irregular palm with fingers."""
+    mask = np.zeros((height, width), np.uint8)
+    cx, cy = hand.center
+    a = math.radians(hand.angle_deg)
+    angles = np.linspace(0, 2 * math.pi, 40, endpoint=False)
+    wobble = 1.0 + 0.1 * np.convolve(rng.normal(0, 1, 46), np.ones(7) / 7, "valid")[:40]
+    rx, ry = hand.size * 1.0, hand.size * 1.2
+    pts = np.stack(
+        [
+            cx + wobble * (rx * np.cos(angles) * math.cos(a) - ry * np.sin(angles) * math.sin(a)),
+            cy + wobble * (rx * np.cos(angles) * math.sin(a) + ry * np.sin(angles) * math.cos(a)),
+        ],
+        axis=1,
+    )
+    cv2.fillPoly(mask, [np.round(pts).astype(np.int32)], 255, cv2.LINE_AA)
+    for k in range(hand.fingers):
+        spread = (k - (hand.fingers - 1) / 2) * 0.26 + rng.normal(0, 0.04)
+        fa = a + spread
+        length = hand.size * rng.uniform(1.0, 1.4)
+        base = (cx + 0.7 * hand.size * math.cos(fa), cy + 0.7 * hand.size * math.sin(fa))
+        tip = (base[0] + length * math.cos(fa), base[1] + length * math.sin(fa))
+        thick = max(2, round(hand.size * rng.uniform(0.42, 0.52)))
+        cv2.line(mask, tuple(map(round, base)), tuple(map(round, tip)), 255, thick, cv2.LINE_AA)
+    return mask.astype(np.float32) / 255.0
+
+
+def draw_hand(
+    img: np.ndarray, mask: np.ndarray, hand: HandSpec, rng: np.random.Generator
+) -> None:
+    inside = (mask > 0.5).astype(np.uint8)
+    dist = cv2.distanceTransform(inside, cv2.DIST_L2, 5)
+    # A rounded volume: brighter in the middle, darker toward its silhouette.
+    shade = 0.72 + 0.38 * np.clip(dist / (0.6 * hand.size), 0, 1)
+    skin = np.array(hand.skin_bgr, np.float32)
+    texture = cv2.GaussianBlur(
+        rng.normal(0, 3, mask.shape).astype(np.float32), (0, 0), 2.0
+    )
+    colour = skin[None, None, :] * shade[..., None] + texture[..., None]
+    soft = cv2.GaussianBlur(mask, (0, 0), 1.0)[..., None]
+    img *= 1 - soft
+    img += colour * soft
+
+
+def _die_silhouette(faces: list[_Face], camera: Camera, die: DieSpec) -> np.ndarray:
+    outline = _rounded_square_outline(die.corner_radius)
+    pts = []
+    for face in faces:
+        if camera.sees(face):
+            pts.append(camera.project(_face_points(face, outline)))
+    return cv2.convexHull(np.concatenate(pts).astype(np.float32)).reshape(-1, 2)
+
+
+def _face_points(face: _Face, uv: np.ndarray) -> np.ndarray:
+    """World points of face coordinates (u, v) by bilinear interpolation of its corners."""
+    c = face.corners
+    u, v = uv[:, :1], uv[:, 1:]
+    return (1 - u) * (1 - v) * c[0] + u * (1 - v) * c[1] + u * v * c[2] + (1 - u) * v * c[3]
+
+
+def shadow_polygon(faces: list[_Face], light: np.ndarray) -> np.ndarray:
+    """The die's shadow on the floor: its corners slid along the light onto z = 0."""
+    corners = np.concatenate([f.corners for f in faces])
+    on_floor = corners[:, :2] - light[None, :2] * (corners[:, 2:] / max(light[2], 1e-3))
+    return cv2.convexHull(np.concatenate([on_floor, corners[:, :2]]).astype(np.float32))
+
+
+def draw_die(
+    img: np.ndarray, die: DieSpec, camera: Camera, light: np.ndarray, gloss: float
+) -> DieTruth:
+    faces = die_faces(die)
+    visible = sorted((f for f in faces if camera.sees(f)), key=lambda f: f.normal[2])
+    hull = _die_silhouette(faces, camera, die)
+    top = faces[0]  # the die's own top face, whichever way it leans
+    top_px = camera.project(top.corners)
+    truth = DieTruth(
+        value=die.value,
+        center=(float(top_px[:, 0].mean()), float(top_px[:, 1].mean())),
+        corners=tuple((float(x), float(y)) for x, y in top_px),  # type: ignore[arg-type]
+        cocked=die.cocked,
+        side=float(np.mean(np.linalg.norm(top_px - np.roll(top_px, 1, axis=0), axis=1))),
+        pip_polarity="dark" if sum(die.pip_bgr) < sum(die.body_bgr) else "light",
+    )
+
+    h_img, w_img = img.shape[:2]
+    x0, y0 = np.floor(hull.min(axis=0)).astype(int) - 2
+    x1, y1 = np.ceil(hull.max(axis=0)).astype(int) + 3
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w_img), min(y1, h_img)
+    if x1 <= x0 or y1 <= y0:
+        return truth
+    size = (x1 - x0, y1 - y0)
+    offset = np.array([x0, y0], np.float64)
+
+    sil = np.zeros((size[1], size[0]), np.uint8)
+    cv2.fillConvexPoly(sil, np.round((hull - offset) * 16).astype(np.int32), 255, cv2.LINE_AA, 4)
+    sil_f = sil.astype(np.float32) / 255.0
+
+    body = np.array(die.body_bgr, np.float32)
+    ambient, diffuse = 0.5, 0.5
+    top_light = ambient + diffuse * max(light[2], 0.0)
+
+    def shade(normal: np.ndarray) -> float:
+        return min(1.15, (ambient + diffuse * max(float(normal @ light), 0.0)) / top_light)
+
+    colour = np.empty((size[1], size[0], 3), np.float32)
+    # Where faces meet, the rounded edge is seen at a grazing angle: a darker body colour.
+    colour[:] = body * 0.7 * float(np.mean([shade(f.normal) for f in visible]))
+    pip_cover = np.zeros((size[1], size[0]), np.float32)
+
+    tex_size = int(np.clip(round(die.side * 1.3), 32, 320))
+    tex_corners = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32) * (tex_size - 1)
+    for face in visible:
+        tex, alpha, pips = _face_texture(
+            face.value, tex_size, die.body_bgr, die.pip_bgr,
+            die.corner_radius, die.pip_diameter, die.pip_spread,
+        )
+        dst = (camera.project(face.corners) - offset).astype(np.float32)
+        homography = cv2.getPerspectiveTransform(tex_corners, dst)
+        warp = {"dsize": size, "flags": cv2.INTER_LINEAR, "borderMode": cv2.BORDER_CONSTANT}
+        lit = tex * shade(face.normal)
+        premul = cv2.warpPerspective(lit * alpha[..., None], homography, **warp)
+        if face is top and gloss > 0:
+            premul *= _highlight(size, top_px - offset, light, gloss)[..., None]
+        a = cv2.warpPerspective(alpha, homography, **warp)
+        p = cv2.warpPerspective(pips * alpha, homography, **warp)
+        colour = colour * (1 - a[..., None]) + premul
+        pip_cover = np.maximum(pip_cover, p)
+
+    roi = img[y0:y1, x0:x1]
+    if die.translucent:
+        # Light passes through tinted plastic: the floor shows faintly, coloured by the body.
+        seen_through = roi * (body / 255.0)[None, None, :] * 1.1
+        opacity = 0.72 + 0.28 * pip_cover
+        colour = colour * opacity[..., None] + seen_through * (1 - opacity[..., None])
+    roi *= 1 - sil_f[..., None]
+    roi += colour * sil_f[..., None]
+    return truth
+
+
+def _highlight(
+    size: tuple[int, int], face_px: np.ndarray, light: np.ndarray, gloss: float
+) -> np.ndarray:
+    """Gain map of a soft sheen on a glossy face, off-centre toward the light."""
+    side = float(np.linalg.norm(face_px[1] - face_px[0]))
+    centre = face_px.mean(axis=0) + light[:2] * 0.3 * side
+    yy, xx = np.mgrid[0:size[1], 0:size[0]].astype(np.float32)
+    d2 = (xx - centre[0]) ** 2 + (yy - centre[1]) ** 2
+    return (1.0 + gloss * np.exp(-d2 / (2 * (0.3 * side) ** 2))).astype(np.float32)
+
+
+def lighting(spec: TraySpec) -> np.ndarray:
+    w, h = spec.width, spec.height
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    xs, ys = (xx - w / 2) / (max(w, h) / 2), (yy - h / 2) / (max(w, h) / 2)
+    az = math.radians(spec.light_azimuth_deg)
+    field_ = 1.0 + spec.gradient * 0.5 * (xs * math.cos(az) + ys * math.sin(az))
+    field_ -= spec.vignette * (xs**2 + ys**2) / 2
+    return field_
+
+
+def draw_order(dice: Sequence[DieSpec], camera: Camera) -> list[int]:
+    """Painter's order: dice resting on others last, else far from the camera axis first."""
+
+    def key(i: int) -> tuple[bool, float]:
+        d = dice[i]
+        return (d.tilt_deg > 0 or d.lift > 0, -math.hypot(d.center[0] - camera.cx,
+                                                        d.center[1] - camera.cy))
+
+    return sorted(range(len(dice)), key=key)

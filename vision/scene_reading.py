@@ -1,0 +1,284 @@
+"""Reading the die candidates of a prepared image: each into a die or nothing, then one
+reading per die.
+
+A `Scene` is an image prepared for reading (`vision.pipeline.prepare`). `read_scene` reads
+its candidates in two passes of the face network (regions and split regions, then pip
+clusters on no die read by then); `read_candidate` turns one straightened candidate into a
+die, read or unsure, by the rule of `vision.combined`, and `read_resized` reads a die left
+unsure again at other sizes.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+
+from vision.combined import (
+    NET_SURE,
+    combined_reading,
+    likely_values,
+    net_vouches,
+    possible_values,
+)
+from vision.detect import Candidate, Look
+from vision.straightening import (
+    FACE_PER_PITCH,
+    PATCH_SIDE,
+    Source,
+    View,
+    candidate_side,
+    to_image,
+    views,
+)
+from vision.types import Die
+
+SAME_DIE = 0.8  # x die side: closer readings are of the same die
+MIN_BODY_COVER = 0.6  # of a die's square, for dice found from their pips
+MIN_ONE_DEPTH = 0.3  # x die side: how deep inside its body the pip of a one lies, at least
+# An unsure "die" the network is this sure shows no die face is none: a fingertip, a speck,
+# a mark on the tray. (Real dice left unsure are faces it cannot settle, not blanks to it.)
+NET_NO_FACE = 0.9
+# Sizes (x the one used) at which a die left unsure is read again, and the fewest pips a value
+# read only at one of them may have.
+RESIZE_TRIALS = (0.8, 1.25, 1.5)
+MIN_RESIZED_VALUE = 3
+
+
+@dataclass(frozen=True)
+class Scene:
+    """An image prepared for reading: the working copy, its die candidates and their context."""
+
+    look: Look  # the working copy (BGR, Lab, foreground mask), where dice are found
+    source: Source  # what dice are straightened from
+    scale: float  # working size / input size
+    side: float  # typical die side, working pixels
+    candidates: list[Candidate]
+    polarity: str | None  # the profile's pip polarity, if any
+    sized: bool = True  # False: no die body gave the die size; ``side`` is a guess
+    offset: tuple[int, int] = (0, 0)  # where the working copy begins in the input (zones)
+    input_size: tuple[int, int] | None = None  # (w, h) of the whole input, zones or not
+
+    @property
+    def centre(self) -> tuple[float, float] | None:
+        """The input's centre (under the camera), in working pixels."""
+        if self.input_size is None:
+            return None
+        w, h = self.input_size
+        return ((w / 2.0 - self.offset[0]) * self.scale, (h / 2.0 - self.offset[1]) * self.scale)
+
+    @property
+    def image_side(self) -> float | None:
+        """The input's larger side, in working pixels."""
+        return None if self.input_size is None else max(self.input_size) * self.scale
+
+    def placed(self, die: Die) -> Die:
+        """A die read at the working size, in the input image's pixels."""
+        if self.scale == 1.0 and self.offset == (0, 0):
+            return die
+        ox, oy = self.offset
+        return replace(
+            die,
+            center=(die.center[0] / self.scale + ox, die.center[1] / self.scale + oy),
+            corners=tuple((x / self.scale + ox, y / self.scale + oy) for x, y in die.corners),
+        )
+
+
+@dataclass
+class Found:
+    """A candidate read: its die (working pixels), the order in which readings of one die are
+    kept, and the face network's belief that it shows no face."""
+
+    die: Die
+    rank: tuple  # lower is kept first
+    center: tuple[float, float]  # working pixels
+    cand: Candidate  # what was read
+    no_face: float = 0.0  # the face network's belief that no die face is there
+
+
+def read_scene(scene: Scene) -> list[Found]:
+    """One reading per die of a prepared scene (working pixels), blanks included."""
+    mask, side, polarity = scene.look.mask, scene.side, scene.polarity
+    found: list[Found] = []
+    usable = [c for c in scene.candidates if math.isfinite(c.side) and c.side >= 4]
+    # Regions and split regions first, then pip clusters, each phase in one pass of the
+    # network (cheaper than one pass per candidate); a pip cluster on a die read already is
+    # not looked at.
+    for sources in (("body", "split"), ("pips",)):
+        phase = [c for source in sources for c in usable
+                 if c.source == source and not _read_already(c, found, side)]
+        seen = views(scene.source, [(c, candidate_side(c, side)) for c in phase])
+        for cand, view in zip(phase, seen, strict=True):
+            if _read_already(cand, found, side):
+                continue
+            # A pip cluster yields a die only with a value; none can stand against a network
+            # this sure of no face (see `combined_reading`), so it is not read at all.
+            if cand.source == "pips" and (not possible_values(view.probs) or (
+                    body_cover(mask, np.array(cand.center), side) < 0.5
+                    and not net_vouches(view.probs))):
+                continue
+            if _blank_part(cand, view.probs):
+                continue
+            item = read_candidate(mask, cand, side, polarity, view)
+            # An unsure die the network sees a face on may be of another size than assumed.
+            if item is not None and item.die.value is None and int(np.argmax(view.probs)) > 0:
+                item = read_resized(scene.source, mask, cand, side, polarity, view) or item
+            if item is not None:
+                found.append(item)
+    # A region read whole and split is two dice when two of its parts read: its reading as
+    # one die is then of a face made of both dice's pips.
+    pairs = collections.Counter(f.cand.region for f in found
+                                if f.cand.source == "split" and f.die.value is not None)
+    found = [f for f in found if not (f.cand.source == "body" and f.cand.region >= 0
+                                      and pairs[f.cand.region] >= 2)]
+    # One reading per die: read dice first (surest first), then unsure ones. Two readings of
+    # one die that disagree make it unsure: one of them is of a side face or a neighbour.
+    kept: list[Found] = []
+    for item in sorted(found, key=lambda f: f.rank):
+        same = [k for k in kept if same_die(item.center, k, side)]
+        if not same:
+            kept.append(item)
+            continue
+        first = same[0]
+        if item.die.value is not None and first.die.value not in (None, item.die.value):
+            first.die = replace(first.die, value=None, reason="not a pip face",
+                                confidence=0.3)
+    # Blanks stay: in a close-up, they are the pips of one large die (`vision.close_up`).
+    return kept
+
+
+def _read_already(cand: Candidate, found: list[Found], side: float) -> bool:
+    """Whether a pip cluster lies on a die read already (the same die again). A region split
+    into dice is read whatever lies near: the split found another die there, and a die
+    touching one read already may be nearer to it than a typical die side."""
+    return cand.source == "pips" and any(
+        f.die.value is not None and same_die(cand.center, f, side)
+        for f in found
+    )
+
+
+def _blank_part(cand: Candidate, probs: np.ndarray) -> bool:
+    """Whether a candidate is a part of a split region that could only be read as an unsure
+    die the network is NET_NO_FACE sure shows no face: a blank, dropped in the end (most are
+    halves of one die tried as two), so it is not read at all."""
+    return cand.source == "split" and not possible_values(probs) and probs[0] >= NET_NO_FACE
+
+
+def same_die(point: tuple[float, float], found: Found, side: float) -> bool:
+    """Whether a reading at ``point`` is of the die of ``found``: nearer than SAME_DIE x the
+    typical ``side``, or x its own side when it is larger (a close-up's pips, a large die's
+    rim)."""
+    return math.dist(point, found.center) < SAME_DIE * max(side, math.dist(*found.die.corners[:2]))
+
+
+def read_candidate(
+    mask: np.ndarray, cand: Candidate, side: float, polarity: str | None, view: View,
+) -> Found | None:
+    """One straightened candidate as a die: read when the readers agree on a value whose pips
+    lie on a die, unsure with a reason when it is a die they do not settle, None when it is
+    no die (pips with no die body, a pip cluster that does not read)."""
+    die_side, patch, back = view.side, view.patch, view.back
+    use_own = die_side != side
+    reading = combined_reading(patch, polarity, view.probs)
+    h, w = mask.shape
+    if reading.value is not None and reading.fit is not None:
+        fit = reading.fit
+        centre = to_image(back, np.array([fit.center], dtype=np.float64))[0]
+        # Pips found without a die body around them are a speck on the floor, unless the
+        # network is sure it sees a die (a white die on a light floor has no body in the mask).
+        if (cand.source != "body" and body_cover(mask, centre, die_side) < MIN_BODY_COVER
+                and not net_vouches(view.probs)):
+            return None
+        # The pip of a one is in the middle of its die; a pip near a body's edge is one pip of
+        # a two or three whose other pips were not seen, unless the network, which sees the
+        # whole die around the pip, is sure of a one.
+        if (fit.value == 1 and cand.source != "body"
+                and _depth(mask, centre, die_side) < MIN_ONE_DEPTH * die_side
+                and view.probs[1] < NET_SURE):
+            return None
+        face = PATCH_SIDE if fit.value == 1 else min(PATCH_SIDE, FACE_PER_PITCH * fit.pitch)
+        angle = np.degrees(fit.angle)
+        square = cv2.boxPoints(((fit.center[0], fit.center[1]), (face, face), -angle))
+        corners = to_image(back, square.astype(np.float64))
+        die = Die(reading.value, (float(centre[0]), float(centre[1])),
+                  tuple((float(x), float(y)) for x, y in corners),
+                  float(np.clip(reading.confidence, 0.0, 1.0)))
+        return Found(die, (0, -reading.confidence), (float(centre[0]), float(centre[1])), cand)
+    if cand.source != "body" and not reading.pips:
+        return None
+    if cand.source == "pips":
+        return None
+    reason = reading.reason or "not a pip face"
+    corners = cand.corners() if use_own else cv2.boxPoints((cand.center, (side, side), 0.0))
+    outside = 0.05 * side
+    if np.any(corners < -outside) or np.any(corners[:, 0] > w + outside) or np.any(
+        corners[:, 1] > h + outside
+    ):
+        reason = "occluded"
+    elif use_own and cand.aspect > 1.35 and reason == "not a pip face":
+        reason = "cocked"
+    die = Die(None, (float(cand.center[0]), float(cand.center[1])),
+              tuple((float(x), float(y)) for x, y in corners),
+              float(np.clip(reading.confidence, 0.0, 1.0)), reason, likely_values(view.probs))
+    return Found(die, (1 if cand.source == "body" else 2, 0.0), die.center, cand,
+                 float(view.probs[0]))
+
+
+def read_resized(
+    source: Source, mask: np.ndarray, cand: Candidate, side: float, polarity: str | None,
+    view: View,
+) -> Found | None:
+    """A die left unsure at the size it was straightened with, read at RESIZE_TRIALS x that
+    size: a region's outline or the typical side misjudges a die next to another, or one much
+    larger than the rest, and pips fit their grid only at the die's own scale. The value must
+    be the same at every trial size that reads one, and of at least MIN_RESIZED_VALUE pips:
+    a face of one or two pips needs little to form at a wrong scale (zoomed in, two corners of
+    a three fill the patch as a two)."""
+    trials = views(source, [(cand, view.side * f) for f in RESIZE_TRIALS])
+    # The network bounds what each trial can read: no value of enough pips, none at all.
+    possible = [possible_values(t.probs) for t in trials]
+    if not any(max(values, default=0) >= MIN_RESIZED_VALUE for values in possible):
+        return None
+    first: Found | None = None
+    for trial, values in zip(trials, possible, strict=True):
+        if not values:
+            continue
+        found = read_candidate(mask, cand, side, polarity, trial)
+        if found is None or found.die.value is None:
+            continue
+        if found.die.value < MIN_RESIZED_VALUE or (first and found.die.value != first.die.value):
+            return None  # the sizes disagree, or a face of few pips formed
+        first = first or found
+    return first
+
+
+def body_cover(mask: np.ndarray, center: np.ndarray, side: float) -> float:
+    """Fraction of the die-sized square at ``center`` that the foreground mask covers."""
+    h, w = mask.shape
+    half = 0.4 * side
+    x0, x1 = max(0, int(center[0] - half)), min(w, int(center[0] + half) + 1)
+    y0, y1 = max(0, int(center[1] - half)), min(h, int(center[1] + half) + 1)
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    return float(np.count_nonzero(mask[y0:y1, x0:x1])) / float((2 * half + 1) ** 2)
+
+
+def _depth(mask: np.ndarray, center: np.ndarray, side: float) -> float:
+    """Distance from ``center`` to the nearest pixel outside the foreground, looking no further
+    than one die side."""
+    h, w = mask.shape
+    r = max(2, round(side))
+    cx, cy = round(float(center[0])), round(float(center[1]))
+    x0, y0 = max(0, cx - r), max(0, cy - r)
+    window = mask[y0 : min(h, cy + r + 1), x0 : min(w, cx + r + 1)]
+    if window.size == 0 or not window[min(cy - y0, window.shape[0] - 1),
+                                      min(cx - x0, window.shape[1] - 1)]:
+        return 0.0
+    # The window's own edge is no die edge: pad it as foreground.
+    padded = cv2.copyMakeBorder(window, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=255)
+    dist = cv2.distanceTransform(padded, cv2.DIST_L2, 3)
+    return float(dist[cy - y0 + 1, cx - x0 + 1]) if 0 <= cy - y0 < window.shape[0] and (
+        0 <= cx - x0 < window.shape[1]) else 0.0
