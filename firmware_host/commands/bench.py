@@ -10,15 +10,18 @@ import argparse
 import importlib
 
 BENCHMARK_MODULES = (
-    "vision.benchmark",
+    "vision.lab.benchmark",
     "firmware_host.scoreboard.benchmark",
     "firmware_host.controller.benchmark",
+    "firmware_host.advisor.benchmark",
+    "calibration.benchmark",
 )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "bench", help="measure a part: `bench vision`, `bench scoreboard`, `bench tower`"
+        "bench", help="measure a part: `bench vision`, `bench scoreboard`, `bench tower`, "
+        "`bench odds`, `bench calibrate`"
     )
     benchmarks = parser.add_subparsers(dest="benchmark", metavar="BENCHMARK")
     benchmarks.required = True
