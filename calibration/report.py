@@ -46,6 +46,10 @@ class Reporter:
         except EOFError:
             raise KeyboardInterrupt from None  # stdin closed: nobody will answer
 
+    def preview(self, name: str, image: Any) -> None:
+        """A step's annotated picture, as soon as it is made: the terminal saves them all at
+        the end (`store`), a page shows each at once (`calibration.web`)."""
+
     @contextmanager
     def progress(self, total: int, what: str) -> Iterator[Any]:
         """A bar of ``total`` units (a no-op off a terminal); yields a `tick(n)` callable."""

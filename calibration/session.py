@@ -89,6 +89,7 @@ def _tray_step(empty: np.ndarray | None, settings: Settings, ui: Reporter,
                                    "picture of the empty tray; take them out and start again")
         profile.use_empty_tray(empty)
         previews["1-tray"] = tray_step.draw(empty, quad, roll, keep)
+        ui.preview("1-tray", previews["1-tray"])
     ui.say(f"  roll zone and {'keep zone' if keep else 'no keep zone'} proposed "
            f"(keep zone: {settings.keep})")
     return profile, quad
@@ -107,6 +108,7 @@ def _dice_step(images: list[np.ndarray], expects: list[int], base: Profile, ui: 
     ui.say(f"  dice read of those thrown: {a.read}/{a.expected} (before: {p.read}/{p.expected})")
     if findings.readings:
         previews["3-dice"] = annotate(images[0], findings.readings[0])
+        ui.preview("3-dice", previews["3-dice"])
     return findings
 
 
@@ -134,6 +136,7 @@ def _check_step(images: list[np.ndarray], expects: list[int], profile: Profile,
                        "worse than no profile; trying without the dice's part")
     for k, (image, throw) in enumerate(zip(images, result.throws, strict=True), 1):
         previews[f"4-check-{k}"] = annotate(image, throw.dice)
+        ui.preview(f"4-check-{k}", previews[f"4-check-{k}"])
         values = " ".join(map(str, throw.values)) or "nothing"
         unsure = f", {throw.unsure} unsure" if throw.unsure else ""
         ui.say(f"  throw {k}: {throw.expected} dice thrown, read {values}{unsure} "
@@ -208,6 +211,7 @@ def calibrate_live(live: LiveThrows, settings: Settings, knobs: list[Knob] | Non
         ui.say(f"  chosen: {light_step.describe(best)}"
                + (" (automatic exposure locked)" if locked else ""))
         previews["2-light"] = annotate(best_image, read_dice(best_image, plain))
+        ui.preview("2-light", previews["2-light"])
         del image
         # The empty tray again, under the light chosen: the floor is compared with it.
         live.table.clear()

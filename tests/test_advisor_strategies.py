@@ -145,3 +145,24 @@ def test_one_advisor_player_loses_less_than_its_share(preset: str) -> None:
     assert decided == 450
     low, high = binomtest(lost, decided).proportion_ci(0.95)
     assert high < 1 / 3, f"lost {lost} of {decided} (95% CI {low:.1%} to {high:.1%})"
+
+
+def test_under_the_exact_rule_the_table_stops_only_when_the_rule_lets_it() -> None:
+    from firmware_host.rules import new_game
+    from firmware_host.rules.scripting import open_with
+
+    presses: list[str] = []
+    table = VirtualTable(SimulatedTray(seed=1), seed=1, habits=Habits(stop=1.0),
+                         press=presses.append)
+    game = new_game("classique-10", ["Ana", "Ben"])  # throw_limit exact
+    open_with(game, 0)
+    game.apply({"type": "throw", "faces": [6, 5, 3]})
+    # The opener sets the number of throws: stopping after the first is hers to choose.
+    assert table.play_421(game.view(), retry=False) == "Ana stops"
+    # She throws again instead and stops after two: Ben must make two throws as well.
+    game.apply({"type": "throw", "faces": [5, 2], "keep": [0]})
+    game.apply({"type": "stop"})
+    game.apply({"type": "throw", "faces": [6, 4, 2]})
+    assert game.view()["throws_required"] == 2
+    assert table.play_421(game.view(), retry=False).startswith("Ben throws")
+    assert presses == ["stop"]

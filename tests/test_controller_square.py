@@ -1,17 +1,24 @@
-"""The 4D square tracker: positions numbered on the throw, moves read as the engine's `turn`,
-rotations told apart, illegal moves refused with the engine's reason; every input it makes is
-applied to a real game through the scoreboard's store, which must accept it."""
+"""The 4D square tracker: positions numbered on the throw, the square presented to the
+opponent read as the engine's `present`, moves read as its `turn`, rotations told apart,
+illegal moves refused with the engine's reason; every input it makes is applied to a real game
+through the scoreboard's store, which must accept it."""
 
 from __future__ import annotations
 
+import copy
+import itertools
+import math
 import random
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
+from firmware_host.controller import messages
 from firmware_host.controller.referee import Call
 from firmware_host.controller.square import SquareTracker, clockwise_order, split_fifth
-from firmware_host.rules import check_move, legal_results
+from firmware_host.rules import check_move, game_from_json, legal_results, new_game
+from firmware_host.rules.fourd import Game4D
 from firmware_host.scoreboard.store import GameStore
 from vision import Die
 
@@ -91,6 +98,9 @@ class Table:
         call = self.judge(dice)
         assert call.refusal is None, call
         if call.event is not None:
+            last = self.store.snapshot()["last_input"] or {}
+            if call.event["type"] == "present" and last.get("type") == "present":
+                self.store.undo()  # presented anew: the newer presentation replaces the older
             self.store.apply(call.event)
         elif call.correction is not None:
             self.store.correct_last(call.correction["faces"])
@@ -99,9 +109,7 @@ class Table:
             if last["type"] == "turn" and last.get("rotate", "cw") != call.rotation:
                 self.store.correct_last(list(last["faces"]), rotate=call.rotation)
         if call.accepted or call.correction or call.rotation:
-            quarter = {"cw": 1, "ccw": 3}.get(
-                (call.event or {}).get("rotate") or call.rotation or "", 0)
-            self.tracker.accept(dice, call.event or call.correction, quarter)
+            self.tracker.accept_call(dice, call)
         return call
 
 
@@ -127,7 +135,7 @@ def test_the_throw_numbers_positions_clockwise_from_bottom_left() -> None:
     assert table.view["phase"] == "start"
     call = table.play(reading([1, 2, 3, 5], seed=1))
     assert call.event == {"type": "throw", "faces": [1, 2, 3, 5]}
-    assert table.faces() == [1, 2, 3, 5] and table.view["phase"] == "play"
+    assert table.faces() == [1, 2, 3, 5] and table.view["phase"] == "present"
 
 
 def test_an_unchanged_square_is_no_input() -> None:
@@ -200,9 +208,13 @@ def test_a_rotation_alone_is_told_apart(rotation: str, quarter: int) -> None:
 
 def test_a_rotation_both_ways_fit_is_left_as_given() -> None:
     table = Table()
-    table.play(reading([2, 5, 2, 5]))
-    assert table.judge(reading(turned([2, 5, 2, 5], 1))) == Call(rotation=None)
+    table.play(reading([2, 5, 2, 1]))
+    table.play(reading([2, 5, 2, 5], seed=3))  # Ben's right die (position 3) 1 -> 5
+    # Either way Ana faces a 5 between two 2s: the rotation stays as the engine has it.
+    assert table.judge(reading(turned([2, 5, 2, 5], 1))) == Call(rotation="cw")
     assert table.judge(reading(turned([2, 5, 2, 5], 2))) == Call()
+    table.store.correct_last([2, 5, 2, 5], rotate="ccw")  # the stop button, say
+    assert table.judge(reading(turned([2, 5, 2, 5], 3))) == Call(rotation="ccw")
 
 
 def test_an_illegal_move_is_refused_with_the_engines_reason() -> None:
@@ -212,12 +224,148 @@ def test_an_illegal_move_is_refused_with_the_engines_reason() -> None:
     call = table.judge(reading(far))
     assert call.refusal == "illegal_move"
     assert call.values == {"reason": check_move([1, 2, 3, 4], far, 0)}
-    assert "far die" in call.values["reason"]
+    # The table reads the engine's reason in the page's language, the terminal in English.
+    notice = messages.notice(call.refusal, call.values)
+    assert notice["en"] == ("Move refused: the far die (position 2) is locked and cannot be "
+                            "turned. Put the dice back.")
+    assert notice["fr"] == ("Coup refusé : le dé du fond (position 2) est bloqué et ne peut pas "
+                            "être tourné. Remettez les dés.")
     opposite = [6, 2, 3, 4]  # 1 -> 6: a quarter turn never shows the opposite face
     call = table.judge(reading(opposite))
     assert call.values == {"reason": check_move([1, 2, 3, 4], opposite, 0)}
-    assert "opposite face" in call.values["reason"]
+    notice = messages.notice(call.refusal, call.values)
+    assert "the near die went from 1 to 6, its opposite face" in notice["en"]
+    assert "le dé près est passé de 1 à 6, sa face opposée" in notice["fr"]
     assert table.view["moves"] == 0
+
+
+# ---------------------------------------------------------------------- presenting the square
+
+
+@pytest.mark.parametrize(("quarter", "near"), [(1, 3), (2, 2), (3, 1)])
+def test_the_square_turned_after_the_throw_is_presented(quarter: int, near: int) -> None:
+    table = Table()
+    table.play(reading([1, 2, 3, 5]))
+    assert table.view["phase"] == "present" and table.near() == 0
+    # Ana turns the whole square: Ben, at the corner of position 0, now faces another die.
+    call = table.play(reading(turned([1, 2, 3, 5], quarter), seed=3))
+    assert call == Call(event={"type": "present", "near": near})
+    assert table.near() == near and table.view["to_move"] == 1 and table.view["moves"] == 0
+    assert table.faces() == [1, 2, 3, 5]  # positions follow the dice
+    assert table.play(reading(turned([1, 2, 3, 5], quarter), seed=4)) == Call()
+    # Ben's move is read against the dice where they lie now: his near die turned.
+    move = [1, 2, 3, 5]
+    move[near] = 2 if move[near] == 3 else 4
+    call = table.play(reading(turned(move, quarter), seed=5))
+    assert call.event == {"type": "turn", "faces": move}
+    assert table.view["last_move"]["player"] == 1
+
+
+def test_turned_again_before_the_first_move_is_presented_anew() -> None:
+    table = Table()
+    table.play(reading([1, 2, 3, 5]))
+    table.play(reading(turned([1, 2, 3, 5], 1), seed=3))
+    assert table.near() == 3
+    call = table.play(reading(turned([1, 2, 3, 5], 3), seed=4))  # a half turn further
+    assert call == Call(event={"type": "present", "near": 1})
+    events = [e["event"]["type"] for e in table.store.history()["entries"]]
+    assert events == ["throw", "present"] and table.near() == 1
+    call = table.play(reading([1, 2, 3, 5], seed=5))  # back as it was thrown
+    assert call == Call(event={"type": "present", "near": 0}) and table.near() == 0
+
+
+def test_repeated_faces_turned_either_way_present_the_same_dice() -> None:
+    table = Table()
+    table.play(reading([2, 5, 2, 5]))
+    # A quarter either way fits the picture: both put a 5 before Ben and a 5 out of his reach.
+    call = table.play(reading(turned([2, 5, 2, 5], 1), seed=3))
+    assert call == Call(event={"type": "present", "near": 3})
+    square = table.view["square"]
+    assert (square["near"]["face"], square["far"]["face"]) == (5, 5)
+    # The half turn shows the square as it was: nothing the camera can see, nothing changes.
+    table = Table()
+    table.play(reading([2, 5, 2, 5]))
+    assert table.play(reading(turned([2, 5, 2, 5], 2), seed=3)) == Call()
+
+
+@pytest.mark.parametrize("touched", [False, True])
+def test_a_first_move_that_looks_like_the_square_turned(touched: bool) -> None:
+    table = Table()
+    table.play(reading([1, 1, 1, 2]))
+    places = list(table.tracker.places or [])
+    # Ben turns his near die 1 -> 2 and his right die 2 -> 1: 2-1-1-1, which is also what
+    # the square turned a quarter would show. A move leaves the two other dice in place.
+    moved = [2, 1, 1, 1]
+    dice = []
+    for p, value in enumerate(moved):
+        x, y = places[p]
+        if touched or p in (0, 3):
+            x, y = x + 9.0 * (1 if p % 2 else -1), y + 7.0
+        dice.append(die(value, (x + 0.4, y - 0.3)))
+    call = table.play(dice)
+    if touched:
+        assert call == Call(event={"type": "present", "near": 3})
+    else:
+        assert call == Call(event={"type": "turn", "faces": moved})
+        assert table.view["last_move"]["player"] == 1
+
+
+def test_a_presentation_entered_by_the_game_master_is_followed() -> None:
+    table = Table()
+    table.play(reading([1, 2, 3, 5]))
+    table.store.apply({"type": "present", "near": 3})  # from the scoreboard
+    # The camera then sees the square turned the quarter that presents position 3: no input,
+    # the tracker only follows the dice, and Ben's move is read where they lie.
+    assert table.play(reading(turned([1, 2, 3, 5], 1), seed=3)) == Call()
+    call = table.play(reading(turned([1, 2, 3, 1], 1), seed=4))  # Ben's near die 5 -> 1
+    assert call.event == {"type": "turn", "faces": [1, 2, 3, 1]}
+    assert table.view["scores"] == [0, 8]  # the trio 1-2-3
+
+
+def test_a_presentation_is_found_again_after_a_restart() -> None:
+    table = Table()
+    table.play(reading([1, 2, 3, 5]))
+    table.play(reading(turned([1, 2, 3, 5], 1), seed=3))
+    table.tracker = SquareTracker()  # the controller restarts: the journal replayed
+    assert table.play(reading(turned([1, 2, 3, 5], 1), seed=4)) == Call()
+    call = table.play(reading(turned([1, 2, 3, 5], 2), seed=5))  # one quarter more
+    assert call == Call(event={"type": "present", "near": 2})
+
+
+def test_with_the_thrower_moving_first_a_turned_square_is_no_presentation() -> None:
+    table = Table({"first_move": "thrower"})
+    table.play(reading([1, 2, 3, 5]))
+    # No move to turn the square after, nobody to present it to: the thrown square lies
+    # otherwise, so its positions are numbered again from the bottom-left, where Ana's near
+    # die lies (as when the dice are set down elsewhere before the first move).
+    call = table.play(reading(turned([1, 2, 3, 5], 1), seed=3))
+    assert call == Call(correction={"faces": turned([1, 2, 3, 5], 1)})
+    assert table.faces() == [5, 1, 2, 3] and table.near() == 0 and table.view["moves"] == 0
+    call = table.play(reading([4, 1, 2, 3], seed=4))  # Ana: near 5 -> 4
+    assert call.event == {"type": "turn", "faces": [4, 1, 2, 3]}
+
+
+def test_an_old_journal_of_a_game_in_progress_replays(tmp_path: Path) -> None:
+    """A journal written when seat 0 moved first (its new game names only the overrides
+    given) replays as it was played; today's journal, with full knobs, under the seed's rule."""
+    from firmware_host.controller.journal import Journal
+    from firmware_host.controller.replay import replay_journal
+    from firmware_host.rules import PRESETS
+
+    moves = ([1, 2, 3, 4], [3, 2, 3, 4], [3, 2, 5, 4])
+    for knobs, scores, to_move in ((None, [9, 15], 0), ({"target": 100}, [9, 15], 0),
+                                   (PRESETS["4d"], [15, 9], 1)):
+        with Journal(tmp_path / f"{len(knobs or {})}.sqlite3") as journal:
+            journal.record({"action": "new_game", "preset": "4d", "players": ["Ana", "Ben"],
+                            "knobs": knobs})
+            journal.record({"action": "event", "event": {"type": "throw", "faces": moves[0]}})
+            for faces in moves[1:]:
+                journal.record({"action": "event", "event": {"type": "turn", "faces": faces}})
+            store = GameStore()
+            assert len(replay_journal(store, journal)) == 4
+        view = store.snapshot()["game"]
+        assert (view["scores"], view["to_move"]) == (scores, to_move), knobs
+        assert view["dice"] == [3, 2, 5, 4] and view["square"]["near"]["pos"] == 2
 
 
 # ---------------------------------------------------------------------- lost, corrected, over
@@ -244,9 +392,9 @@ def test_a_square_moved_away_after_a_move_is_lost() -> None:
 def test_a_finished_game_refuses() -> None:
     table = Table({"target": 10})
     table.play(reading([1, 2, 3, 5]))
-    table.play(reading([5, 2, 3, 5]))  # a pair of 5: 3 + 5 = 8
-    table.play(reading(turned([5, 2, 3, 5], 1)))  # turned clockwise: Ben faces position 1
-    table.play(reading(turned([5, 5, 3, 5], 1)))  # Ben's near die 2 -> 5: a brelan of 5
+    table.play(reading([5, 2, 3, 5]))  # Ben makes a pair of 5: 3 + 5 = 8
+    table.play(reading(turned([5, 2, 3, 5], 1)))  # turned clockwise: Ana faces position 1
+    table.play(reading(turned([5, 5, 3, 5], 1)))  # Ana's near die 2 -> 5: a brelan of 5
     assert table.view["phase"] == "over"
     assert table.judge(reading(turned([5, 5, 3, 5], 1))).refusal == "game_over"
 
@@ -365,3 +513,190 @@ def test_a_move_legal_left_and_turned_is_told_by_the_dice_left_in_place(touched:
     else:
         assert call.event["faces"] == new and "rotate" not in call.event
     table.store.apply(call.event)  # the engine takes it
+
+
+# ---------------------------------------------------------------------- the dice as evidence
+
+
+def set_down(places: Sequence[tuple[float, float]], at_spots: Sequence[int],
+             still: Sequence[int] = (), seed: int = 0) -> list[Die]:
+    """The dice after a hand went over the square: ``at_spots[s]`` on the spot where the die
+    of position s lay at the last reading (``places[s]``). The dice on the ``still`` spots
+    lie exactly there (the reading's jitter only, as a die nobody touched, or a die that
+    happens to land where another lay); the others are set down a few pixels off."""
+    rng = random.Random(seed)
+    dice = []
+    for s, value in enumerate(at_spots[:4]):
+        x, y = places[s]
+        if s in still:
+            x, y = x + rng.uniform(-0.5, 0.5), y + rng.uniform(-0.5, 0.5)
+        else:
+            reach, angle = rng.uniform(7.0, 13.0), rng.uniform(0.0, 6.283)
+            x, y = x + reach * math.cos(angle), y + reach * math.sin(angle)
+        dice.append(die(value, (x, y)))
+    if len(at_spots) > 4:
+        dice.append(die(at_spots[4], places[4]))
+    rng.shuffle(dice)
+    return dice
+
+
+def faced(faces: Sequence[int], near: int) -> list[int]:
+    """The square as the player facing ``near`` sees it: near, left, far, right, then the
+    fifth die. Two numberings of the same dice in the same places give the same list."""
+    return [faces[(near + k) % 4] for k in range(4)] + list(faces[4:])
+
+
+def test_a_turned_square_two_dice_of_which_land_where_others_lay() -> None:
+    table = Table()
+    table.play(reading([6, 6, 6, 6]))
+    places = list(table.tracker.places or [])
+    # Ben turns his near and right dice to 2 (2-6-6-2) and the square a quarter clockwise.
+    # The spots then show 2-2-6-6, which as the square lay would be his near and left dice
+    # turned, and two dice happen to land exactly where dice lay. But that move would have
+    # left position 3 alone, and the die there moved: the square was turned.
+    call = table.play(set_down(places, turned([2, 6, 6, 2], 1), still=(0, 2)))
+    assert call.event == {"type": "turn", "faces": [2, 6, 6, 2], "rotate": "cw"}
+    assert faced(table.faces(), table.near()) == faced([2, 6, 6, 2], 1)
+
+
+def test_a_move_read_as_unturned_needs_every_untouched_die_in_place() -> None:
+    table = Table()
+    table.play(reading([4, 1, 1, 3]))
+    places = list(table.tracker.places or [])
+    # Ben turns near (4 -> 1) and right (3 -> 6) and the square clockwise: the spots show
+    # 6-1-1-1, also his near and right dice turned as the square lay, which would have left
+    # positions 1 and 2 in place. Positions 2 and 3 hold dice exactly where dice lay, 1 not.
+    call = table.play(set_down(places, turned([1, 1, 1, 6], 1), still=(2, 3), seed=1))
+    assert call.event == {"type": "turn", "faces": [1, 1, 1, 6], "rotate": "cw"}
+    # The same move made with the square left as it lay: read as such, the turn to come.
+    table = Table()
+    table.play(reading([4, 1, 1, 3]))
+    call = table.play(set_down(places, [6, 1, 1, 1], still=(1, 2), seed=1))
+    assert call.event == {"type": "turn", "faces": [6, 1, 1, 1]}
+
+
+def test_a_presentation_two_dice_of_which_land_where_others_lay() -> None:
+    table = Table()
+    table.play(reading([1, 1, 1, 2]))
+    places = list(table.tracker.places or [])
+    # Ana turns the square a quarter: 2-1-1-1, also Ben's near and right dice turned. Two
+    # dice land where dice lay, but not position 2, which such a move would leave alone.
+    call = table.play(set_down(places, turned([1, 1, 1, 2], 1), still=(0, 1)))
+    assert call == Call(event={"type": "present", "near": 3})
+
+
+def test_a_move_that_shows_the_square_turned_is_a_move_when_the_dice_stayed() -> None:
+    table = Table({"first_move": "thrower"})
+    table.play(reading([1, 1, 1, 1]))
+    places = list(table.tracker.places or [])
+    table.play(set_down(places, [2, 1, 1, 1], still=(1, 2, 3)))  # Ana: near 1 -> 2
+    assert table.near() == 1  # clockwise, until the camera sees the square turned
+    # Ben turns his right die 2 -> 1 and his near die 1 -> 2: 1-2-1-1, just what the square
+    # turned a quarter would show. Positions 2 and 3 lie exactly where they lay: a move.
+    call = table.play(set_down(places, [1, 2, 1, 1], still=(2, 3), seed=1))
+    assert call == Call(event={"type": "turn", "faces": [1, 2, 1, 1]})
+    assert table.view["last_move"]["player"] == 1
+    # Had every die moved, it would be the square turned after Ana's move.
+    table = Table({"first_move": "thrower"})
+    table.play(reading([1, 1, 1, 1]))
+    table.play(set_down(places, [2, 1, 1, 1], still=(1, 2, 3)))
+    assert table.play(set_down(places, [1, 2, 1, 1], seed=1)) == Call(rotation="cw")
+
+
+def test_a_turn_both_ways_fit_keeps_following_the_dice() -> None:
+    table = Table()
+    table.play(reading([2, 5, 2, 1]))
+    places = list(table.tracker.places or [])
+    table.play(set_down(places, [2, 5, 2, 5], still=(0, 1, 2)))  # Ben: right 1 -> 5
+    # The square turned: a quarter either way shows 5-2-5-2, and either way Ana faces a 5
+    # with a 2 on each side. The rotation stays as the engine has it, and the tracker
+    # follows the dice that way.
+    call = table.play(set_down(places, turned([2, 5, 2, 5], 1), seed=3))
+    assert call == Call(rotation="cw")
+    assert table.near() == 1
+    # Ana turns her near die 5 -> 4 and the square clockwise, seen at once: the square now
+    # lies two quarters from the throw.
+    call = table.play(set_down(places, turned([2, 4, 2, 5], 2), seed=4))
+    assert call.event is not None and call.event["type"] == "turn"
+    assert faced(table.faces(), table.near()) == faced([2, 4, 2, 5], 2)
+
+
+@pytest.mark.parametrize("first_move", ["opponent", "thrower"])
+def test_every_move_and_turn_reads_as_the_game_it_makes(first_move: str) -> None:
+    """Seeded squares, every legal first move, the square left as it lay or turned either
+    way, and every set of dice that happen to land exactly where dice lay: the tower reads
+    the game that was played (the same dice before the next player, the same one locked).
+    Left out: a turned square whose coincidences are the very picture of a move made as the
+    square lay (every die that move leaves alone exactly in place), which nothing tells."""
+    rng = random.Random(13)
+    checked = 0
+    for _ in range(12):
+        start = [rng.randint(1, 6) for _ in range(4)]
+        game = new_game("4d", ["Ana", "Ben"], {"target": 1000, "first_move": first_move})
+        game.apply({"type": "throw", "faces": start})
+        view = game.view()
+        thrown = SquareTracker()
+        dice = reading(start, seed=1)
+        thrown.accept_call(dice, thrown.judge(dice, view))
+        places = list(thrown.places or [])
+        games: dict[str, list[int]] = {}
+
+        for _, new in legal_results(start, game.near):
+            for quarter in (0, 1, 3):
+                at_spots = turned(new, quarter)
+                alone = {p for p in range(4) if at_spots[p] == start[p]}
+                as_it_lay = check_move(start, at_spots, game.near) is None
+                for size in range(5):
+                    for still in map(set, itertools.combinations(range(4), size)):
+                        if quarter == 0 and not alone <= still:
+                            continue  # a move leaves every die it did not turn in place
+                        if quarter and as_it_lay and alone <= still:
+                            continue  # the picture of a move made as the square lay
+                        tracker = copy.deepcopy(thrown)
+                        call = tracker.judge(set_down(places, at_spots, sorted(still)), view)
+                        where = (start, new, quarter, sorted(still), call)
+                        assert call.event is not None and call.event["type"] == "turn", where
+                        if quarter == 0:
+                            assert call.event == {"type": "turn", "faces": new}, where
+                        truth = {"type": "turn", "faces": new,
+                                 "rotate": {0: "cw", 1: "cw", 3: "ccw"}[quarter]}
+                        assert played(game, call.event, games) == played(game, truth, games), where
+                        checked += 1
+    assert checked > 1000, checked
+
+
+def played(game: Game4D, event: dict[str, object], memo: dict[str, list[int]]) -> list[int]:
+    """The square as the next player faces it once ``game`` took ``event`` (on a copy)."""
+    key = repr(event)
+    if key not in memo:
+        copied = game_from_json(game.to_json())
+        assert isinstance(copied, Game4D)
+        copied.apply(event)
+        memo[key] = faced(copied.faces, copied.near)
+    return memo[key]
+
+
+@pytest.mark.parametrize("renumbered", [True, False])
+def test_the_stop_button_turning_the_square_back_renumbers_the_dice(renumbered: bool) -> None:
+    table = Table()
+    table.play(reading([2, 5, 2, 1]))
+    places = list(table.tracker.places or [])
+    table.play(set_down(places, [2, 5, 2, 5], still=(0, 1, 2)))  # Ben: right 1 -> 5
+    # Ben really turned the square counter-clockwise; a quarter either way shows 5-2-5-2,
+    # so the tower took the engine's clockwise, and Ben presses the stop button to say so.
+    assert table.play(set_down(places, turned([2, 5, 2, 5], 3), seed=3)) == Call(rotation="cw")
+    last = table.store.snapshot()["last_input"]
+    table.store.correct_last(list(last["faces"]), rotate="ccw")
+    if renumbered:
+        table.tracker.renumber("cw", "ccw")  # as the controller's stop button does
+    near = table.near()
+    faces = table.faces()
+    assert faces[near] == 5
+    # Ana turns the die she faces 5 -> 4 and the square counter-clockwise again: the dice
+    # now lie two quarters from the throw.
+    faces[near] = 4
+    call = table.judge(set_down(places, turned(faces, 2), seed=4))
+    assert call.event is not None and call.event["faces"] == faces
+    # Renumbered, the tower sees the counter-clockwise turn she made; left a half turn off,
+    # it would take her turn for a clockwise one and lock the wrong die for Ben.
+    assert call.event["rotate"] == ("ccw" if renumbered else "cw")

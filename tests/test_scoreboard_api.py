@@ -46,7 +46,9 @@ class GameMaster:
 
     def post(self, path: str, body: Any = None, **kwargs: Any) -> Any:
         headers = {"X-CSRF-Token": self.csrf, **kwargs.pop("headers", {})}
-        return self.client.post(f"/api/admin/{path}", json=body, headers=headers, **kwargs)
+        # As the English page sends it: its refusals come back in English.
+        return self.client.post(f"/api/admin/{path}?lang=en", json=body, headers=headers,
+                                **kwargs)
 
     def login(self, pin: str = PIN) -> Any:
         response = self.post("login", {"pin": pin})
@@ -327,13 +329,15 @@ def test_a_4d_turn_carries_its_rotation_and_its_player(
 ) -> None:
     gm.post("game", {"preset": "4d", "players": ["Ana", "Ben"]})
     assert gm.post("throw", {"faces": [1, 2, 3, 4]}).status_code == 200
-    out_of_turn = gm.post("turn", {"faces": [1, 1, 3, 4], "player": 1})
+    # Ana threw: Ben, her opponent, moves first, facing position 0 (not presented otherwise).
+    out_of_turn = gm.post("turn", {"faces": [1, 1, 3, 4], "player": 0})
     assert out_of_turn.status_code == 400 and out_of_turn.get_json()["code"] == "rule"
-    moved = gm.post("turn", {"faces": [1, 1, 3, 4], "rotate": "ccw", "player": 0})
+    moved = gm.post("turn", {"faces": [1, 1, 3, 4], "rotate": "ccw", "player": 1})
     assert moved.status_code == 200, moved.get_json()
     game = client.get("/api/state").get_json()["game"]
-    assert game["last_move"]["rotate"] == "ccw"
-    assert game["square"]["near"]["pos"] == 3  # anticlockwise: Ben faces the previous corner
+    assert game["last_move"]["rotate"] == "ccw" and game["last_move"]["player"] == 1
+    assert game["to_move"] == 0
+    assert game["square"]["near"]["pos"] == 3  # anticlockwise: Ana faces the previous corner
     # Correcting the faces keeps the rotation; correcting the rotation moves the square back.
     assert gm.post("correct", {"faces": [1, 6, 3, 4]}).status_code == 200
     game = client.get("/api/state").get_json()["game"]

@@ -250,7 +250,9 @@ def test_game_master_turns_a_4d_die_and_the_square(
         driver.find_element(By.CSS_SELECTOR, "#login-form button").click()  # type: ignore[attr-defined]
     wait_for(driver, lambda d: d.find_element(By.ID, "btn-turn").is_displayed(),
              "no turn button for 4D")
-    # The rows start from the dice as they lie, labelled with their role for Ana.
+    # Ana threw: she may present the square, and Ben, her opponent, moves first. The rows
+    # start from the dice as they lie, labelled with their role for Ben.
+    assert driver.find_element(By.ID, "present-row").is_displayed()  # type: ignore[attr-defined]
     chosen = driver.execute_script(  # type: ignore[attr-defined]
         "return [...document.querySelectorAll('#face-rows button.face.chosen')]"
         ".map(b => +b.dataset.face)"
@@ -258,7 +260,7 @@ def test_game_master_turns_a_4d_die_and_the_square(
     assert chosen == [1, 2, 3, 4]
     labels = text_of(driver, "face-rows")
     assert "près" in labels and "bloqué" in labels
-    # Ana turns her left die (position 1) from 2 to 1 and turns the square anticlockwise.
+    # Ben turns his left die (position 1) from 2 to 1 and turns the square anticlockwise.
     driver.find_element(  # type: ignore[attr-defined]
         By.CSS_SELECTOR, '#face-rows button.face[data-row="1"][data-face="1"]'
     ).click()
@@ -268,10 +270,12 @@ def test_game_master_turns_a_4d_die_and_the_square(
     assert store.history()["entries"][1]["event"] == {
         "type": "turn", "faces": [1, 1, 3, 4], "rotate": "ccw"
     }
-    # Anticlockwise: Ben faces position 3, and the page shows the move without reloading.
+    # Anticlockwise: Ana faces position 3, and the page shows the move without reloading.
     assert store.snapshot()["game"]["square"]["near"]["pos"] == 3
+    assert store.snapshot()["game"]["last_move"]["player"] == 1
     wait_for(driver, lambda d: "antihoraire" in text_of(d, "last-move"), "no last move shown")
-    assert "Ben" in text_of(driver, "banner")
+    assert "Ana" in text_of(driver, "banner")
+    assert not driver.find_element(By.ID, "present-row").is_displayed()  # type: ignore[attr-defined]
     save_screenshots(driver, "4d-game-master")
     # The square was turned the other way: the correction offers the rotation too.
     rotation = Select(driver.find_element(By.ID, "correct-rotate"))  # type: ignore[attr-defined]
@@ -285,7 +289,7 @@ def test_game_master_turns_a_4d_die_and_the_square(
     driver.find_element(By.CSS_SELECTOR, "#stats-card summary").click()  # type: ignore[attr-defined]
     rows = [r.text for r in driver.find_elements(By.CSS_SELECTOR, "#stats tr")]  # type: ignore[attr-defined]
     assert rows[0].split() == ["lancers", "coups", "qui", "marquent"]
-    assert rows[1].split() == ["Ana", "2", "1"] and rows[2].split() == ["Ben", "0", "0"]
+    assert rows[1].split() == ["Ana", "1", "0"] and rows[2].split() == ["Ben", "1", "1"]
 
 
 def _tiny_jpeg() -> bytes:

@@ -232,13 +232,16 @@ def test_four_dice_moves_count_as_hands() -> None:
     store = GameStore()
     store.start_game("4d", ["Ana", "Ben"])
     store.apply({"type": "throw", "faces": [1, 2, 3, 4]})
-    store.apply({"type": "turn", "faces": [1, 1, 3, 4]})  # Ana makes a pair
+    # Ana threw; Ben, her opponent, moves first: his left die 2 -> 1 makes a pair.
+    store.apply({"type": "turn", "faces": [1, 1, 3, 4]})
     snap = store.snapshot()
-    assert snap["game"]["scores"][0] > 0
-    assert [row["hands"] for row in snap["stats"]] == [1, 0]
+    assert snap["game"]["scores"][0] == 0 and snap["game"]["scores"][1] > 0
+    assert [row["hands"] for row in snap["stats"]] == [0, 1]
     store.correct_last([2, 2, 3, 4])  # it was a trio
     assert store.snapshot()["game"]["last_move"]["combination"] == "trio"
-    assert [row["hands"] for row in store.snapshot()["stats"]] == [1, 0]
+    assert [row["hands"] for row in store.snapshot()["stats"]] == [0, 1]
+    store.apply({"type": "turn", "faces": [2, 2, 1, 4]})  # then Ana turns her left die 3 -> 1
+    assert [row["hands"] for row in store.snapshot()["stats"]] == [1, 1]
 
 
 def hands_of(round_entries: list[dict]) -> list[tuple[int, str]]:

@@ -93,7 +93,8 @@ def _open(config: TowerConfig, closers: list[Callable[[], None]], new_game: bool
     closers.append(controller.close)
     urls = scoreboard_urls(config.host, config.port)
     app = create_app({"SCOREBOARD_PIN": config.pin, "SCOREBOARD_LANG": config.lang,
-                      "SCOREBOARD_ODDS": config.odds, "SCOREBOARD_PUBLIC_URL": urls[0]},
+                      "SCOREBOARD_ODDS": config.odds, "SCOREBOARD_PUBLIC_URL": urls[0],
+                      "CALIBRATION_PROFILE": config.profile},
                      store=store, tower=controller)
     try:
         server = BackgroundServer(app, config.host, config.port)

@@ -142,18 +142,21 @@ class Controller:
             elif view.get("game") == "4d":
                 last = snapshot.get("last_input") or {}
                 turned = last.get("rotate", DEFAULT_ROTATION)
-                self._rotate_last(next(r for r in ROTATIONS if r != turned))
+                other = next(r for r in ROTATIONS if r != turned)
+                if self._rotate_last(other):
+                    # The dice lie where they lay: only their numbering follows the engine.
+                    self.square.renumber(turned, other)
             else:
                 self.store.apply({"type": "stop"})
         except (RuleError, StoreError) as exc:
-            self._notice = messages.notice("refused", {"reason": str(exc)})
+            self._notice = messages.notice("refused", {"reason": messages.reason_of(exc)})
             self._publish_tower()
 
     def resume(self) -> None:
         """Go on after a pause or a jam (cleared, hopper refilled): pay what is due. A
         dispense cut off mid-way must be counted first (`confirm_dispense`): StoreError."""
         if self.journal.dispenses(("doubt",)):
-            raise StoreError("count the tokens of the dispense cut off first")
+            raise StoreError("count_cut_off_first")
         if self.store.snapshot().get("paused"):
             self.store.set_paused(False)  # the listener resumes paying
         else:
@@ -163,7 +166,7 @@ class Controller:
         try:
             self.store.undo()
         except (RuleError, StoreError) as exc:
-            self._notice = messages.notice("refused", {"reason": str(exc)})
+            self._notice = messages.notice("refused", {"reason": messages.reason_of(exc)})
             self._publish_tower()
 
     def _new_game_button(self) -> None:
@@ -174,7 +177,7 @@ class Controller:
             self.store.start_game(view["preset"], [p["name"] for p in view["players"]],
                                   view.get("knobs"))
         except (RuleError, StoreError) as exc:
-            self._notice = messages.notice("refused", {"reason": str(exc)})
+            self._notice = messages.notice("refused", {"reason": messages.reason_of(exc)})
             self._publish_tower()
 
     def close(self) -> None:
@@ -259,13 +262,17 @@ class Controller:
             return
         try:
             if call.event is not None:
+                if call.event["type"] == "present" and (
+                        snapshot.get("last_input") or {}).get("type") == "present":
+                    # The square turned again before the first move: presented anew.
+                    self.store.undo()
                 self.store.apply(call.event)
             elif call.correction is not None:
                 self.store.correct_last(call.correction["faces"])
             elif call.rotation is not None:
                 self._rotate_last(call.rotation)
         except (RuleError, StoreError) as exc:
-            self._refuse(Call.refuse("refused", reason=str(exc)), outcome)
+            self._refuse(Call.refuse("refused", reason=messages.reason_of(exc)), outcome)
             return
         if view.get("game") == "4d" and (call.accepted or call.correction or call.rotation):
             self.square.accept_call(outcome.dice, call)
@@ -309,10 +316,13 @@ class Controller:
             return self.square.judge(dice, view)
         return judge_421(dice, view, self.profile)
 
-    def _rotate_last(self, rotation: str) -> None:
+    def _rotate_last(self, rotation: str) -> bool:
+        """Make the last move's rotation ``rotation``; whether that changed anything."""
         last = self.store.snapshot().get("last_input") or {}
         if last.get("type") == "turn" and last.get("rotate", DEFAULT_ROTATION) != rotation:
             self.store.correct_last(list(last["faces"]), rotate=rotation)
+            return True
+        return False
 
     def _refuse(self, call: Call, outcome: Outcome) -> None:
         code = call.refusal or "refused"
@@ -377,9 +387,9 @@ class Controller:
         """The game master counted ``delivered`` tokens for a dispense that was cut off."""
         row = self.journal.dispense(dispense_id)
         if row.state != "doubt":
-            raise StoreError(f"dispense {dispense_id} is not waiting for a count")
+            raise StoreError("dispense_not_waiting", dispense=dispense_id)
         if not 0 <= delivered <= row.requested:
-            raise StoreError(f"between 0 and {row.requested} tokens can have fallen")
+            raise StoreError("count_out_of_range", most=row.requested)
         state = "done" if delivered >= row.requested else "intended"
         self.journal.mark(dispense_id, state, delivered=delivered, note="counted by hand")
         doubts = self.journal.dispenses(("doubt",))
@@ -473,3 +483,13 @@ class Controller:
             self._last_beat = now
             self.heartbeat()
 
+    # ------------------------------------------------------------------ calibration
+    # calibration_job.py borrows the camera (a FrameTap in the link's place) and, at the end,
+    # hands over the profile it made: apart from the loop, which stays as it is.
+
+    def use_profile(self, profile: Profile) -> None:
+        """Read the next frames with ``profile`` (its zones, empty tray and dice)."""
+        with self._lock:
+            self.profile, self._read = profile, lambda image: read_dice(image, profile)
+            self.watcher.set_empty_tray(profile.background_image())
+            self.watcher.reset()

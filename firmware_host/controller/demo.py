@@ -26,8 +26,10 @@ from firmware_host.camera.simulated import SimulatedCamera, SimulatedTray
 from firmware_host.controller.controller import Controller
 from firmware_host.controller.journal import Journal
 from firmware_host.controller.settle import Outcome
-from firmware_host.controller.square import faces_by_position
+from firmware_host.controller.square import faces_by_position, facing
 from firmware_host.controller.table import Habits, TokenTray, VirtualTable
+from firmware_host.rules.fourd import next_near
+from firmware_host.rules.texts import render_text
 from firmware_host.scoreboard.store import GameStore
 
 HOPPER_TOKENS = 120
@@ -57,6 +59,7 @@ class DemoOptions:
     agree: int = 2
     pin: str | None = None
     max_throws: int = 100_000  # a safety net for tests: stop after this many throws
+    strategy: str | None = None  # simple, random, advisor; None: the table's own habits
 
 
 @dataclass
@@ -107,14 +110,13 @@ class Demo:
                                      agree=options.agree, on_accept=self._check_accepted)
         self.controller.dispenser.before_token = self._token_for
         self.table = VirtualTable(self.tray, seed=options.seed, habits=options.habits,
-                                  press=self._press)
+                                  press=self._press, strategy=_strategy(options.strategy))
         self.app = create_app({"SCOREBOARD_PIN": options.pin}, store=self.store,
                               tower=self.controller)
         self.server: Any = None
         self._next_act = 0.0
         self._waiting = False  # a throw is in the tray, waiting for the tower's verdict
         self._readings = 0  # the tower's readings when the throw was made
-        self._expected: list[int] | None = None
 
     # ------------------------------------------------------------------ life cycle
 
@@ -138,7 +140,7 @@ class Demo:
         """After a restart the dice still lie in the tray: 4D players put the square back as
         the scoreboard shows it, and the tower looks at the tray before anyone moves."""
         view = self.store.snapshot().get("game") or {}
-        if view.get("game") == "4d" and view.get("phase") == "play":
+        if view.get("game") == "4d" and view.get("phase") in ("present", "play"):
             self.table.lay_square(view)
         for _ in range(LOOK_FRAMES):
             outcome = self.controller.step()
@@ -204,6 +206,7 @@ class Demo:
                 reasons = self.summary.rethrow_reasons
                 reasons[code] = reasons.get(code, 0) + 1
                 self.say(f"  ↻ throw again: {code}")
+                self._check_square(view, taken=False)
                 self._act(view, retry=True)
                 return
             self.summary.throws += 1
@@ -221,7 +224,6 @@ class Demo:
     def _act(self, view: dict[str, Any], retry: bool) -> None:
         if view.get("game") == "4d":
             line = self.table.play_4d(view, retry)
-            self._expected = self.table.last.faces if self.table.last else None
         else:
             line = self.table.play_421(view, retry)
         self.say(f"[game {self.summary.games + 1}] {line}")
@@ -236,14 +238,34 @@ class Demo:
         return 0.0 if self.options.fast else self.options.think
 
     def _report_accepted(self, view: dict[str, Any]) -> None:
-        message = view.get("message")
-        if isinstance(message, dict):
-            message = message.get("text") or message.get("en") or ""
-        self.say(f"  ✓ read: {'-'.join(map(str, view.get('dice') or []))}  {message or ''}")
-        if (view.get("game") == "4d" and self._expected is not None and view.get("square")
-                and faces_by_position(view) != self._expected):
+        prompt = view.get("prompt")
+        message = render_text(prompt, "en") if isinstance(prompt, dict) else ""
+        self.say(f"  ✓ read: {'-'.join(map(str, view.get('dice') or []))}  {message}")
+        self._check_square(view, taken=True)
+
+    def _check_square(self, view: dict[str, Any], taken: bool) -> None:
+        """4D: after the tower's verdict on what the table did (a throw, a move, a
+        presentation), the engine must hold the square the table holds: taken, as the
+        table left it; refused, as it was before. Compared as the next player faces it (near,
+        left, far, right, then the fifth die): the faces by position, which die that player
+        faces and which one is locked, whatever the numbering (the same dice, the square
+        turned one way or the other, may be numbered either way; the table then takes the
+        engine's numbering)."""
+        last = self.table.last
+        if view.get("game") != "4d" or last is None or last.near is None:
+            return
+        want = (last.faces, last.near) if taken else last.before
+        if want is None:
+            return  # a throw refused: there was no square yet
+        table = facing(*want)
+        shown = next_square(view)
+        if shown != table:
             self.summary.misread += 1
-            self.say(f"  ✗ misread: the table shows {self._expected}")
+            what = "took" if taken else "refused"
+            self.say(f"  ✗ misread ({what}): the table shows {want[0]} with position "
+                     f"{want[1]} before the next player ({table}), the tower {shown}")
+        elif taken:
+            self.table.align(view)
 
     def _game_over(self, view: dict[str, Any]) -> None:
         self.summary.games += 1
@@ -322,6 +344,28 @@ class Demo:
             if tokens != view.get("total_tokens"):
                 return False
         return True
+
+
+def next_square(view: dict[str, Any]) -> list[int]:
+    """4D: the engine's square as the next player faces it (`facing`); empty before the
+    throw. The winning move ends the game before the square is turned for a next player:
+    turned as its mover said, it is the square the mover left."""
+    square = view.get("square")
+    if not square:
+        return []
+    near = square["near"]["pos"]
+    if view.get("phase") == "over" and view.get("last_move"):
+        near = next_near(near, view["last_move"]["rotate"])
+    return facing(faces_by_position(view), near)
+
+
+def _strategy(name: str | None) -> Any:
+    """The players' strategy object (firmware_host.advisor.strategies), or None."""
+    if name is None:
+        return None
+    from firmware_host.advisor.strategies import make_strategy
+
+    return make_strategy(name)
 
 
 def run_demo(options: DemoOptions, say: Callable[[str], None] = print,

@@ -3,8 +3,10 @@
 `VirtualTable` plays on a `SimulatedTray` through the same channels as people at a bar: it
 throws dice into the tray (sometimes a die ends cocked, a hand lingers, a die bounces out),
 moves kept dice to the keep zone, presses the stop button, turns the 4D square's dice and
-the square itself; when the tower pauses on a jam it refills the hopper and resumes, and when
-a dispense was cut off it counts the tokens that fell (the `TokenTray`) and confirms them.
+the square itself (after the throw, the thrower sometimes turns it to present it to the
+opponent, sometimes leaves it as it lies); when the tower pauses on a jam it refills the
+hopper and resumes, and when a dispense was cut off it counts the tokens that fell (the
+`TokenTray`) and confirms them.
 It never tells the controller what the dice are: the controller has to read them.
 
 `TokenTray` is what lies on the table: every token that fell from a hopper, for which dispense,
@@ -22,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from firmware_host.camera.simulated import PlacedDie, SimulatedTray, TrayTruth
-from firmware_host.controller.square import faces_by_position
+from firmware_host.controller.square import faces_by_position, presenting
 from firmware_host.rules import legal_results
+from firmware_host.rules.fourd import DEFAULT_NEAR, THROWER, next_near
 
 
 class TokenTray:
@@ -64,6 +67,7 @@ class Habits:
     hand: float = 0.04
     outside: float = 0.02
     stop: float = 0.35  # stop after a throw when allowed (else keep the best and go on)
+    present: float = 0.5  # 4D: turn the thrown square to present it (else leave it as it lies)
 
     @classmethod
     def clean(cls) -> Habits:
@@ -74,25 +78,31 @@ class Habits:
 class Throw:
     """What the table last did, to check what the tower accepted against it."""
 
-    kind: str  # "throw", "turn", "square"
+    kind: str  # "throw", "turn", "square", "present"
     truth: TrayTruth
     clean: bool
     at_game: int
     attempts: int = 1
     faces: list[int] = field(default_factory=list)
+    near: int | None = None  # 4D: the position the next player faces once this is taken
+    before: tuple[list[int], int] | None = None  # 4D: the faces and near it was made from
 
 
 class VirtualTable:
     """Players and a game master around a simulated tray."""
 
     def __init__(self, tray: SimulatedTray, *, seed: int = 0, habits: Habits | None = None,
-                 press: Any = None) -> None:
+                 press: Any = None, strategy: Any = None) -> None:
         self.tray = tray
+        # How players choose their keeps and moves: a strategy of firmware_host.advisor
+        # .strategies (simple, random, advisor); None keeps the table's own habits.
+        self.strategy = strategy
         self.rng = random.Random(seed)
         self.habits = habits or Habits()
         self.press = press  # press(button_name): the tower's buttons
         self.last: Throw | None = None
         self._spots: list[PlacedDie] | None = None  # 4D: where each position's die lies
+        self._before: list[PlacedDie] | None = None  # 4D: the spots before the last action
 
     # ------------------------------------------------------------------ 421
 
@@ -104,6 +114,8 @@ class VirtualTable:
             view.get("dice_player") != view.get("to_move"))
         if retry and self.last is not None:
             return self._throw_again(name)
+        if not first and self.strategy is not None:
+            return self._play_strategy(name, view)
         if not first and self._wants_to_stop(view):
             self.press("stop")
             return f"{name} stops"
@@ -115,10 +127,18 @@ class VirtualTable:
             n = len(view.get("dice") or []) - len(keep)
         return self._throw(name, n, keep)
 
+    def _play_strategy(self, name: str, view: dict[str, Any]) -> str:
+        """Keep or stop as the table's strategy says (from the view, as a player sees it)."""
+        kept = self.strategy.keep_from_view(view, self.rng)
+        if kept is None:
+            self.press("stop")
+            return f"{name} stops"
+        hand = view.get("dice") or []
+        return self._throw(name, len(hand) - len(kept), [hand[i] for i in kept])
+
     def _wants_to_stop(self, view: dict[str, Any]) -> bool:
-        knobs = view.get("knobs", {})
-        if knobs.get("throw_limit") == "exact" and view.get("throws_required"):
-            return False
+        if view.get("throws_required", 1) > view.get("throw_number", 0):
+            return False  # the exact rule: as many throws as the opener made
         allowed = view.get("throws_allowed") or 3
         if view.get("throw_number", 0) >= allowed:
             return False
@@ -167,24 +187,63 @@ class VirtualTable:
             faces = [self.rng.randint(1, 6) for _ in range(n)]
             self._spots = self.tray.square(faces)
             truth = self.tray.place(self._spots, frames=4)
-            self.last = Throw("square", truth, True, 0, faces=faces)
+            self.last = Throw("square", truth, True, 0, faces=faces, near=DEFAULT_NEAR)
             return f"{name} throws the square {'-'.join(map(str, faces))}"
         if retry and self.last is not None:
-            # A refused move: put the dice back as the engine has them, then move again.
+            # Refused: put the dice back as the engine has them, the square where it lay
+            # (as the tower asks), then play again.
+            self._spots = self._before or self._spots
             self.tray.place(self._arranged(view), frames=2)
         near = view["square"]["near"]["pos"]
         faces = faces_by_position(view)
+        self._before = list(self._spots) if self._spots else None
+        if view.get("phase") == "present" and self.rng.random() < self.habits.present:
+            quarters = _readable_presentations(faces)
+            if quarters:
+                return self.present(view, self.rng.choice(quarters))
         moves = legal_results(faces, near, bool(view["knobs"].get("fifth_die")))
-        move, new = moves[self.rng.randrange(len(moves))]
-        rotate = "cw" if self.rng.random() < 0.7 else "ccw"
+        if self.strategy is not None:
+            new, rotate = self.strategy.move_from_view(view, self.rng)
+            move = next(m for m, after in moves if after == new)
+        else:
+            move, new = moves[self.rng.randrange(len(moves))]
+            rotate = "cw" if self.rng.random() < 0.7 else "ccw"
         dice = self._arranged(view, new, quarter=1 if rotate == "cw" else 3)
         truth = self.tray.place(dice, frames=3)
-        self.last = Throw("turn", truth, True, 0, faces=new)
+        self.last = Throw("turn", truth, True, 0, faces=new, near=next_near(near, rotate),
+                          before=(faces, near))
         return f"{name} turns {move} to {'-'.join(map(str, new[:4]))}, square {rotate}"
 
+    def present(self, view: dict[str, Any], quarter: int) -> str:
+        """The thrower turns the whole square ``quarter`` quarters clockwise: the opponent, at
+        the corner where the near die lay, now faces another die."""
+        faces = faces_by_position(view)
+        before = view["square"]["near"]["pos"]
+        near = (before - quarter) % 4
+        self._before = list(self._spots) if self._spots else None
+        truth = self.tray.place(self._arranged(view, quarter=quarter), frames=3)
+        self.last = Throw("present", truth, True, 0, faces=faces, near=near,
+                          before=(faces, before))
+        thrower = view["players"][THROWER]["name"]
+        opponent = view["players"][view["to_move"]]["name"]
+        return (f"{thrower} presents the square to {opponent}: position {near} "
+                f"(a {faces[near]}) before them")
+
+    def align(self, view: dict[str, Any]) -> None:
+        """Take the engine's numbering of the square once it shows the game the table played.
+        Where the picture cannot tell two dice apart (the same faces, the square turned one
+        way or the other) the tower may number them otherwise: the same game, the same dice
+        before the next player; the players go on from the dice, not from the numbers."""
+        if self._spots is None or self.last is None or self.last.near is None:
+            return
+        shift = (self.last.near - view["square"]["near"]["pos"]) % 4
+        self._spots = [self._spots[(p + shift) % 4] for p in range(4)] + self._spots[4:]
+
     def lay_square(self, view: dict[str, Any]) -> TrayTruth:
-        """Put the 4D square's dice as the engine has them (after a restart)."""
-        truth = self.tray.place(self._arranged(view), frames=2)
+        """Put the 4D square's dice as the engine has them (after a restart); before the first
+        move, turned so that the die presented to the opponent lies at their corner."""
+        quarter = (DEFAULT_NEAR - view["square"]["near"]["pos"]) % 4 if presenting(view) else 0
+        truth = self.tray.place(self._arranged(view, quarter=quarter), frames=2)
         self.last = None
         return truth
 
@@ -208,3 +267,12 @@ class VirtualTable:
             dice.append(PlacedDie(int(face), centre, spot.angle, "roll"))
         self._spots = [spots[(p + quarter) % 4] for p in range(4)] + list(spots[4:])
         return dice
+
+
+def _readable_presentations(faces: list[int]) -> list[int]:
+    """Quarter turns of the square whose picture no other turn (nor none) shows: those the
+    camera can tell. Repeated faces can make two turns look alike; those presentations give
+    the opponent the same dice anyway, and the table keeps to what can be checked."""
+    pictures = [[faces[(s - q) % 4] for s in range(4)] for q in range(4)]
+    return [q for q in (1, 2, 3)
+            if all(pictures[q] != pictures[other] for other in range(4) if other != q)]

@@ -11,6 +11,7 @@ from flask import Flask, Response
 from firmware_host.scoreboard.admin import admin
 from firmware_host.scoreboard.api import api
 from firmware_host.scoreboard.auth import FailureLimiter, check_pin, generate_pin
+from firmware_host.scoreboard.calibration_api import calibration_api
 from firmware_host.scoreboard.errors import register_error_handlers
 from firmware_host.scoreboard.i18n import DEFAULT_LANGUAGE
 from firmware_host.scoreboard.odds import DEFAULT_ODDS_MODE, OddsService, check_odds_mode
@@ -101,6 +102,7 @@ def create_app(
 
     app.register_blueprint(api)
     app.register_blueprint(admin)
+    app.register_blueprint(calibration_api)
     app.register_blueprint(pages)
     register_error_handlers(app)
 

@@ -149,6 +149,50 @@ LABELS: dict[str, dict[str, str]] = {
             "16,7 % ({dice} dés lus, {p}). Regardez s'ils sont ébréchés ou usés, ou "
             "changez-les ; « dicetower fairness » en dit plus."
         ),
+        "calib_title": "Calibration de la caméra",
+        "calib_intro": (
+            "Règle la tour à la lumière et aux dés du bar ; la partie est en pause pendant ce "
+            "temps."
+        ),
+        "calib_expect": "Dés par lancer",
+        "calib_name": "Nom du profil",
+        "calib_start": "Calibrer",
+        "calib_next": "Suivant",
+        "calib_cancel": "Annuler",
+        "calib_step": "Étape {step}/{steps} : {title}",
+        "calib_step_0": "démarrage",
+        "calib_step_1": "le plateau vide",
+        "calib_step_2": "la lumière",
+        "calib_step_3": "les dés",
+        "calib_step_4": "la vérification",
+        "calib_msg_starting": "Démarrage…",
+        "calib_msg_working": "Calcul en cours…",
+        "calib_msg_clear": "Retirez tous les dés du plateau, puis « Suivant ».",
+        "calib_msg_throw": (
+            "Lancez les {n} dés dans la piste, laissez-les s'arrêter, puis « Suivant » (lancer "
+            "{k} sur {of})."
+        ),
+        "calib_msg_finish": "Retirez les dés du plateau, puis « Suivant » : la partie reprend.",
+        "calib_msg_over": "Terminé.",
+        "calib_corners_hint": (
+            "Le contour du plateau est trouvé seul ; pour le donner à la main, touchez ses quatre"
+            " coins sur l'image (avant le premier lancer)."
+        ),
+        "calib_corners": "Coins : {count}/4",
+        "calib_corners_clear": "Reprendre les coins",
+        "calib_saved": (
+            "Profil enregistré : {path}. La tour lit avec lui dès maintenant (sûre à {sure} sur "
+            "la vérification). Pour le garder après un redémarrage : [tower] profile = \"{path}\""
+            " dans tower.toml."
+        ),
+        "calib_backup": "Profil précédent conservé : {path}",
+        "calib_refused": (
+            "Non enregistré : avec ce profil la vérification lit {read} dés sur {expected}, sans "
+            "profil {without}. À corriger : {advice}. Images : {previews}"
+        ),
+        "calib_refused_default": "plus de lumière, un plateau plus propre ou d'autres dés",
+        "calib_failed": "Calibration arrêtée, rien n'est enregistré : {detail}",
+        "calib_cancelled": "Annulée : rien n'a changé.",
     },
     "en": {
         "title": "dicetower — scoreboard",
@@ -282,6 +326,46 @@ LABELS: dict[str, dict[str, str]] = {
             "({dice} dice read, {p}). Look for chipped or worn dice, or change them; "
             "`dicetower fairness` tells more."
         ),
+        "calib_title": "Camera calibration",
+        "calib_intro": "Tunes the tower to the bar's light and dice; the game is paused meanwhile.",
+        "calib_expect": "Dice per throw",
+        "calib_name": "Profile name",
+        "calib_start": "Calibrate",
+        "calib_next": "Next",
+        "calib_cancel": "Cancel",
+        "calib_step": "Step {step}/{steps}: {title}",
+        "calib_step_0": "starting",
+        "calib_step_1": "the empty tray",
+        "calib_step_2": "the light",
+        "calib_step_3": "the dice",
+        "calib_step_4": "the check",
+        "calib_msg_starting": "Starting…",
+        "calib_msg_working": "Working…",
+        "calib_msg_clear": "Take every die out of the tray, then press Next.",
+        "calib_msg_throw": (
+            "Throw the {n} dice into the roll zone, let them rest, then press Next (throw {k} of "
+            "{of})."
+        ),
+        "calib_msg_finish": "Take the dice out of the tray, then press Next: the game goes on.",
+        "calib_msg_over": "Done.",
+        "calib_corners_hint": (
+            "The tray's outline is found by itself; to give it by hand, tap its four corners on "
+            "the picture (before the first throw)."
+        ),
+        "calib_corners": "Corners: {count}/4",
+        "calib_corners_clear": "Tap the corners again",
+        "calib_saved": (
+            "Profile saved: {path}. The tower reads with it from now on (sure {sure} on the "
+            "check). To keep it after a restart: [tower] profile = \"{path}\" in tower.toml."
+        ),
+        "calib_backup": "Previous profile kept: {path}",
+        "calib_refused": (
+            "Not saved: with this profile the check reads {read} of {expected} dice, without any "
+            "profile {without}. To fix: {advice}. Pictures: {previews}"
+        ),
+        "calib_refused_default": "more light, a cleaner tray or other dice",
+        "calib_failed": "Calibration stopped, nothing saved: {detail}",
+        "calib_cancelled": "Cancelled: nothing changed.",
     },
 }
 

@@ -36,6 +36,29 @@ REFUSALS: dict[str, dict[str, str]] = {
     "no_tower": {"fr": "Aucune tour en marche : pas de distribution à confirmer.",
                  "en": "no tower is running: there is no dispense to confirm"},
     "no_dispense": {"fr": "Pas de distribution {dispense}.", "en": "no dispense {dispense}"},
+    # -- calibration from the game master's page ---------------------------------------
+    "calibration_no_tower": {
+        "fr": "Aucune tour en marche : calibrez avec « dicetower calibrate ».",
+        "en": "no tower is running: calibrate with `dicetower calibrate`"},
+    "calibration_running": {"fr": "Une calibration est déjà en cours : finissez-la ou annulez-la.",
+                            "en": "a calibration is under way: finish or cancel it first"},
+    "calibration_none": {"fr": "Aucune calibration en cours : lancez-en une.",
+                         "en": "no calibration under way: start one first"},
+    "calibration_not_waiting": {
+        "fr": "La calibration travaille : attendez qu'elle vous demande quelque chose.",
+        "en": "the calibration is working: wait until it asks for you"},
+    "calibration_corners_late": {
+        "fr": "Les coins du plateau se donnent avant le premier lancer : annulez et "
+              "recommencez pour les changer.",
+        "en": "the tray's corners are given before the first throw: cancel and start again "
+              "to change them"},
+    "calibration_corners_outside": {
+        "fr": "Un coin est hors de l'image de la caméra ({width}x{height}).",
+        "en": "a corner lies outside the camera's {width}x{height} picture"},
+    "calibration_corners_area": {"fr": "Les quatre coins n'entourent aucune surface.",
+                                 "en": "the four corners enclose no area"},
+    "calibration_no_preview": {"fr": "Pas encore d'image de calibration.",
+                               "en": "no calibration picture yet"},
     # -- the game master ----------------------------------------------------------------
     "login_first": {"fr": "Réservé au meneur de jeu : entrez d'abord le code.",
                     "en": "game master only: log in with the PIN first"},
@@ -110,6 +133,13 @@ REFUSALS: dict[str, dict[str, str]] = {
     "near_position": {"fr": "{field} : la position (0 à 3) tournée vers l'adversaire",
                       "en": "{field}: the position (0 to 3) now facing the opponent"},
     "true_or_false": {"fr": "{field} : true ou false", "en": "{field}: true or false"},
+    "corners_shape": {"fr": "{field} : quatre coins [x, y], en pixels de l'image",
+                      "en": "{field}: four corners [x, y], in the picture's pixels"},
+    "expect_count": {"fr": "{field} : le nombre de dés lancés, de 1 à {most}",
+                     "en": "{field}: the number of dice thrown, 1 to {most}"},
+    "profile_name": {
+        "fr": "{field} : des lettres, chiffres, - et _ (40 au plus), par exemple rouge",
+        "en": "{field}: letters, digits, - and _ (at most 40), e.g. red"},
     "token_count": {"fr": "{field} : obligatoire (un nombre entier de jetons, 0 ou plus)",
                     "en": "{field}: required (a whole number of tokens, 0 or more)"},
 }

@@ -1,0 +1,457 @@
+"""A calibration run by the running tower, step by step from the game master's page.
+
+    job = CalibrationJob(controller, expect=3)
+    job.start()                      # the game pauses; the loop lends the camera
+    job.state()                      # step, progress, message (code and values), result
+    job.next()                       # the game master emptied the tray, or threw the dice
+    job.set_corners([(x, y)] * 4)    # the tray's outline by hand (until the first throw)
+    job.cancel()                     # nothing saved, the light put back
+
+The four steps of `calibration.session.calibrate_live` run in a thread of their own, on
+frames of the tower's own camera. The controller's loop keeps reading the camera (so that it
+is never read from two threads, and a camera that fails is reopened as always) but hands a
+frame over only when the calibration asks for one (`FrameTap`), and judges no throw meanwhile.
+Every clearing of the tray and every throw waits for the game master's "next". A profile the
+check passes is saved as `dicetower calibrate` saves it (the previous one kept as a backup)
+and the controller reads with it from then on; one that reads worse than none is not saved.
+Whatever the end, once dice were thrown the tower asks for the tray to be emptied before it
+plays again, so that no calibration throw is taken for a player's; then it gives the camera
+back and resumes the game as it was (unpaused only if the job paused it). Anything but a
+saved profile puts the light (ring, exposure, gain) back as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from calibration.controls import light_knobs
+from calibration.dice import describe_profile
+from calibration.errors import CalibrationError
+from calibration.session import Outcome, Settings, calibrate_live
+from calibration.sources import HOLD, LiveThrows, SimulatedTable
+from calibration.store import profile_path, save, write_previews
+from calibration.tray import draw, order_corners, propose_zones
+from calibration.web import AskingTable, PageReporter
+from firmware_host.camera import CameraError, Frame
+from firmware_host.scoreboard.store import StoreError
+from vision import Profile
+
+log = logging.getLogger(__name__)
+
+STEPS = 4
+FRAME_TIMEOUT = 5.0  # seconds without a frame before the camera counts as stopped
+POLL = 0.05  # seconds the loop waits for a request before it checks its stop event again
+JPEG_QUALITY = 85
+MIN_AREA = 16.0  # square pixels: four corners enclosing less enclose nothing
+
+
+class Cancelled(Exception):
+    """The game master cancelled: nothing is saved."""
+
+
+class _Redo(Exception):
+    """The tray's corners were given after step 1: it is done again with them."""
+
+
+class FrameTap:
+    """Stands in for the controller's camera link while a calibration borrows the camera.
+
+    `next_frame` is called by the loop's thread: it reads a frame only when the calibration
+    asked for one (`read`, from its own thread), hands it over, and gives the loop nothing to
+    judge. Written here rather than with a queue of frames: a frame read while nobody asks
+    would be thrown away, and a simulated camera draws each one.
+    """
+
+    def __init__(self, link: Any, poll: float = POLL) -> None:
+        self.link = link
+        self.poll = poll
+        self._asked = threading.Event()
+        self._given = threading.Event()
+        self._frame: Frame | None = None
+        self._reader = threading.Lock()  # one request at a time
+
+    @property
+    def down(self) -> Any:
+        return self.link.down
+
+    @property
+    def errors(self) -> int:
+        return int(self.link.errors)
+
+    def next_frame(self) -> None:
+        """The loop's turn: serve a request if there is one; never a frame for the game."""
+        if not self._asked.wait(self.poll):
+            return None
+        frame = self.link.next_frame()  # None while the camera is down: asked again next turn
+        if frame is not None:
+            self._asked.clear()
+            self._frame = frame
+            self._given.set()
+        return None
+
+    def read(self, timeout: float = FRAME_TIMEOUT) -> Frame:
+        """The next frame, read by the loop; `CameraError` when none comes in ``timeout``."""
+        with self._reader:
+            self._given.clear()
+            self._asked.set()
+            if not self._given.wait(timeout):
+                self._asked.clear()
+                raise CameraError(f"no frame from the camera within {timeout:.0f} s")
+            frame = self._frame
+            assert frame is not None
+            return frame
+
+
+def lend_camera(controller: Any) -> FrameTap:
+    """Put a `FrameTap` in the place of the controller's camera link: its loop reads no
+    throw from then on (a step under way ends as it would). The loop reads ``link`` afresh
+    at every frame, so the swap needs no lock of the controller's."""
+    if isinstance(controller.link, FrameTap):
+        raise StoreError("calibration_running")
+    controller.link = tap = FrameTap(controller.link)
+    return tap
+
+
+def give_camera_back(controller: Any, tap: FrameTap) -> None:
+    """The camera's frames go to the game again; the tray is looked at afresh."""
+    if controller.link is tap:
+        controller.link = tap.link
+    controller.watcher.reset()
+
+
+class TapCamera:
+    """What the calibration sees of the tower's camera: frames through the tap, the controls
+    of the camera itself (set from the calibration's thread: they are a setting, not a read)."""
+
+    name = "the tower's camera"
+
+    def __init__(self, tap: FrameTap, camera: Any, job: CalibrationJob,
+                 timeout: float = FRAME_TIMEOUT) -> None:
+        self.tap = tap
+        self.camera = camera
+        self.job = job
+        self.timeout = timeout
+
+    def read(self) -> Frame:
+        self.job.check_cancelled()  # a cancel stops a long wait for a still tray at once
+        return self.tap.read(self.timeout)
+
+    def set_controls(self, **controls: Any) -> dict[str, Any]:
+        setter = getattr(self.camera, "set_controls", None)
+        if setter is None:
+            raise ValueError("this camera takes no controls")
+        return dict(setter(**controls))
+
+    def controls(self) -> dict[str, Any]:
+        getter = getattr(self.camera, "controls", None)
+        return dict(getter()) if callable(getter) else {}
+
+
+def _jpeg(image: np.ndarray) -> bytes:
+    ok, buffer = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+    if not ok:
+        raise CalibrationError("cannot encode a preview picture")
+    return bytes(buffer)
+
+
+def _counts(a: Any) -> dict[str, int]:
+    return {"expected": a.expected, "read": a.read, "missed": a.missing,
+            "strays": a.over + a.stray}
+
+
+class CalibrationJob:
+    """One calibration on the running tower; see the module docstring."""
+
+    def __init__(self, controller: Any, *, expect: int, name: str = "default",
+                 path: str | Path | None = None, throws: int = 4, checks: int = 3,
+                 keep: str = "right", hold: float = HOLD, seed: int = 0,
+                 frame_timeout: float = FRAME_TIMEOUT) -> None:
+        self.controller = controller
+        self.settings = Settings(expect=expect, keep=keep, throws=throws, checks=checks)
+        self.target = profile_path(name, path)  # ValueError for a bad name
+        self.hold = hold
+        self.seed = seed
+        self.frame_timeout = frame_timeout
+        self.ui = PageReporter(self._changed, self._shown)
+        self.table = AskingTable(self._ask)
+        self.version = 0  # bumped at every change, for a page that polls
+        self._cond = threading.Condition()
+        self._phase = "starting"  # starting, working, waiting, over
+        self._waiting: str | None = None  # "clear", "throw" or "finish" while waiting
+        self._message: tuple[str, dict[str, Any]] = ("starting", {})
+        self._pressed = self._cancel = self._redo = self._skip_clear = False
+        self._asked: tuple[int, int] = (0, 0)  # (step, throws asked in it)
+        self._result: dict[str, Any] | None = None
+        self._preview: tuple[str, bytes] | None = None  # (step's picture name, JPEG)
+        self._preview_version = 0
+        self._frame: np.ndarray | None = None  # the tray as it was at the last question
+        self._thread: threading.Thread | None = None
+        self.camera: Any = None  # a `TapCamera` once the job runs
+
+    # ------------------------------------------------------------------ the page's side
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="calibration", daemon=True)
+        self._thread.start()
+
+    @property
+    def active(self) -> bool:
+        return self._phase != "over"
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def state(self) -> dict[str, Any]:
+        """Everything the page shows, as JSON."""
+        with self._cond:
+            step, fraction = self.ui.number, self.ui.fraction
+            if self._result is not None and self._result["outcome"] in ("saved", "refused"):
+                progress = 1.0
+            else:
+                progress = (max(step - 1, 0) + fraction) / STEPS
+            size = None if self._frame is None else self._frame.shape[1::-1]
+            return {
+                "active": self.active, "phase": self._phase, "waiting": self._waiting,
+                "step": step, "steps": STEPS, "step_progress": round(fraction, 3),
+                "progress": round(progress, 3),
+                "message": {"code": self._message[0], "values": dict(self._message[1])},
+                "expect": self.settings.expect, "target": str(self.target),
+                "corners": [list(c) for c in self.settings.tray] if self.settings.tray else None,
+                "corners_open": self._corners_open(),
+                "preview": None if self._preview is None else {
+                    "name": self._preview[0], "version": self._preview_version,
+                    "width": size[0] if size else None, "height": size[1] if size else None},
+                "result": self._result, "lines": self.ui.lines[-12:], "version": self.version,
+            }
+
+    def preview_jpeg(self) -> bytes | None:
+        with self._cond:
+            return None if self._preview is None else self._preview[1]
+
+    def next(self) -> None:
+        """The game master did what was asked."""
+        with self._cond:
+            if self._phase != "waiting":
+                raise StoreError("calibration_not_waiting")
+            self._pressed = True
+            self._cond.notify_all()
+
+    def cancel(self) -> None:
+        """Stop: nothing saved, the light put back (after the tray is emptied, if dice were
+        thrown); while that is asked, a second cancel gives the tower back at once."""
+        with self._cond:
+            if not self.active:
+                raise StoreError("calibration_none")
+            self._cancel = True
+            self._cond.notify_all()
+
+    def set_corners(self, corners: list[tuple[float, float]]) -> None:
+        """The tray's four corners (image pixels), while no throw was made yet."""
+        with self._cond:
+            if self._phase != "waiting" or not self._corners_open() or self._frame is None:
+                raise StoreError("calibration_corners_late")
+            height, width = self._frame.shape[:2]
+            if any(not (0 <= x <= width and 0 <= y <= height) for x, y in corners):
+                raise StoreError("calibration_corners_outside", width=width, height=height)
+            quad = order_corners(corners)
+            if cv2.contourArea(np.asarray(quad, np.float32)) < MIN_AREA:
+                raise StoreError("calibration_corners_area")
+            self.settings.tray = quad
+            if self.ui.number >= 2:
+                self._redo = True  # step 1 is done again on the empty tray, with these
+                self._cond.notify_all()
+            self._show_live()
+
+    def check_cancelled(self) -> None:
+        if self._cancel and self._waiting is None and self._phase != "over":
+            raise Cancelled
+
+    # ------------------------------------------------------------------ the job's thread
+
+    def _changed(self) -> None:
+        self.version += 1
+
+    def _shown(self, name: str, image: np.ndarray) -> None:
+        jpeg = _jpeg(image)
+        with self._cond:
+            self._preview = (name, jpeg)
+            self._preview_version += 1
+            self._changed()
+
+    def _corners_open(self) -> bool:
+        return self.table.throws == 0 and self._waiting in ("clear", "throw") and self.active
+
+    def _show_live(self) -> None:
+        """The tray as last seen, with the corners given (and the zones they make)."""
+        if self._frame is None:
+            return
+        image = self._frame
+        quad = self.settings.tray
+        if quad:
+            roll, keep = propose_zones(quad, self.settings.keep)
+            image = draw(image, quad, roll, keep)
+            for x, y in quad:
+                cv2.circle(image, (round(x), round(y)), 6, (255, 120, 0), 2, cv2.LINE_AA)
+        self._preview = ("live", _jpeg(image))
+        self._preview_version += 1
+        self._changed()
+
+    def _ask(self, kind: str, n: int) -> None:
+        if kind == "clear" and self._skip_clear:
+            self._skip_clear = False  # step 1 again: the tray is as empty as it was
+            return
+        values: dict[str, Any] = {}
+        if kind == "throw":
+            step = self.ui.number
+            asked = self._asked[1] + 1 if self._asked[0] == step else 1
+            self._asked = (step, asked)
+            of = {3: self.settings.throws, 4: self.settings.checks}.get(step, 1)
+            values = {"n": n, "k": asked, "of": of}
+        if self.table.throws == 0:
+            # No step picture to go by yet: the tray as it is, to click its corners on.
+            self._frame = self.camera.read().image
+            if self._preview is None or self._preview[0] == "live":
+                with self._cond:
+                    self._show_live()
+        self._wait(kind, values)
+
+    def _wait(self, kind: str, values: dict[str, Any]) -> None:
+        with self._cond:
+            self._phase, self._waiting, self._message = "waiting", kind, (kind, values)
+            self._pressed = False
+            self._changed()
+            while not (self._pressed or self._cancel or self._redo):
+                self._cond.wait()
+            self._phase, self._waiting, self._message = "working", None, ("working", {})
+            self._changed()
+            if self._cancel and kind != "finish":
+                raise Cancelled
+            if self._redo:
+                self._redo = False
+                raise _Redo
+
+    def _run(self) -> None:
+        controller = self.controller
+        paused = self._pause()
+        tap = None
+        try:
+            tap = lend_camera(controller)
+            self.camera = TapCamera(tap, controller.camera, self, self.frame_timeout)
+            ring, level = self._ring()
+            knobs = light_knobs(self.camera, ring, level)
+            before = {k.name: k.current for k in knobs}
+            if ring is not None:
+                before["ring"] = level or 0.0  # off: level 0 lights as off does
+            auto = self.camera.controls().get("AeEnable")
+            tray = getattr(controller.camera, "tray", None)
+            if tray is not None:  # a simulated tower: its tray throws when asked
+                self.table.hands = SimulatedTable(tray, self.seed, self.ui.say)
+            result = self._calibrate(knobs)
+            if result["outcome"] != "saved":
+                for knob in knobs:
+                    try:
+                        knob.set(before[knob.name])
+                    except (ValueError, RuntimeError) as exc:
+                        log.warning("calibration: cannot put %s back: %s", knob.name, exc)
+                if auto is not None:
+                    self.camera.set_controls(AeEnable=auto)
+            with self._cond:
+                self._result = result
+                self._cancel = False
+            if self.table.throws:
+                self._wait("finish", {})
+        except Exception:  # never leave the tower without its camera or paused
+            log.exception("calibration")
+            with self._cond:
+                self._result = self._result or {"outcome": "failed",
+                                                "detail": "an unexpected error; see the log"}
+        finally:
+            if tap is not None:
+                give_camera_back(controller, tap)
+            self._resume(paused)
+            with self._cond:
+                self._phase, self._waiting, self._message = "over", None, ("over", {})
+                self._changed()
+                self._cond.notify_all()
+
+    def _calibrate(self, knobs: list[Any]) -> dict[str, Any]:
+        live = LiveThrows(self.camera, self.table, hold=self.hold)
+        try:
+            while True:
+                try:
+                    outcome = calibrate_live(live, self.settings, knobs, self.ui)
+                    break
+                except _Redo:
+                    self._skip_clear = True
+                    self._asked = (0, 0)  # that throw was not made: asked again as the first
+            return self._keep(outcome)
+        except Cancelled:
+            return {"outcome": "cancelled"}
+        except CalibrationError as exc:
+            return {"outcome": "failed", "detail": str(exc)}
+        except CameraError as exc:
+            where = f" during {self.ui.current}" if self.ui.current else ""
+            return {"outcome": "failed", "detail": f"the camera stopped{where} ({exc})"}
+
+    def _keep(self, outcome: Outcome) -> dict[str, Any]:
+        """Save the profile as the command does and read with it; or say what to fix."""
+        check = outcome.check
+        counts = {"with": _counts(check.with_profile), "without": _counts(check.without)}
+        stem = self.target.name[:-5] if self.target.name.endswith(".json") else self.target.name
+        if not outcome.passed:
+            folder = write_previews(self.target.with_name(f"{stem}.preview"), outcome.previews)
+            return {"outcome": "refused", "advice": list(check.advice),
+                    "previews": str(folder), **counts}
+        notes = {
+            "made": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "source": "the game master's page",
+            "expect": self.settings.expect, "tray": outcome.tray, "light": outcome.light,
+            "chosen": describe_profile(outcome.profile),
+            "check": {"sure": round(check.sure, 3), "with_profile": counts["with"],
+                      "without": counts["without"], "advice": check.advice},
+        }
+        written = save(self.target, outcome.profile, outcome.empty, notes, outcome.previews)
+        self.controller.use_profile(Profile.load(written["profile"]))
+        backup = next((str(p) for k, p in written.items() if k == f"backup of {self.target.name}"),
+                      None)
+        self.ui.say(f"Profile written: {written['profile']}")
+        return {"outcome": "saved", "path": str(written["profile"]), "backup": backup,
+                "previews": str(written["previews"]), "chosen": notes["chosen"],
+                "sure": round(check.sure, 3), "light": outcome.light, **counts}
+
+    def _ring(self) -> tuple[Any, float | None]:
+        """The ring light the light step may sweep, and its level now (None: off)."""
+        tray = getattr(self.controller.camera, "tray", None)
+        if tray is not None:
+            return tray.set_ring, tray.ring
+        tower = self.controller.tower
+        if callable(getattr(tower, "set_ring", None)):
+            return tower.set_ring, getattr(tower, "ring_level", None)
+        return None, None
+
+    def _pause(self) -> bool:
+        """Pause the game unless it is already (or over, or none): whether this job did."""
+        store = self.controller.store
+        snapshot = store.snapshot()
+        if snapshot.get("paused") or not snapshot.get("game") or snapshot.get("ended"):
+            return False
+        try:
+            store.set_paused(True)
+        except StoreError:
+            return False
+        return True
+
+    def _resume(self, paused: bool) -> None:
+        store = self.controller.store
+        if paused and store.snapshot().get("paused"):
+            # The controller then looks at the tray afresh; a game ended meanwhile stays so.
+            with contextlib.suppress(StoreError):
+                store.set_paused(False)

@@ -1,0 +1,168 @@
+"""Calibrating the running tower from the game master's page: /api/admin/calibration.
+
+    POST start {expect, name?}      the game pauses, step 1 asks for an empty tray
+    GET  (the state)                step, progress, message code and values, preview, result
+    POST next                       the game master did what was asked
+    POST corners {corners: [[x, y] x4]}   the tray's outline by hand (image pixels)
+    POST cancel                     nothing saved
+    GET  preview.jpg                the current step's annotated picture
+
+Every POST needs the PIN's session and its CSRF token; the GETs the PIN's session. The job
+itself is `firmware_host.controller.calibration_job` (imported when a calibration starts:
+a scoreboard without a tower never loads it); without a running tower, 409.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify
+
+from firmware_host.scoreboard.admin import _bad, _body
+from firmware_host.scoreboard.auth import admin_required, is_admin
+from firmware_host.scoreboard.errors import ApiError
+from firmware_host.scoreboard.store import StoreError
+
+calibration_api = Blueprint("calibration_api", __name__, url_prefix="/api/admin/calibration")
+
+JOB = "dicetower.calibration"
+MAX_EXPECT = 6  # more dice than any game throws
+# How many throws the dice step learns from and the check uses (as `dicetower calibrate`),
+# and how long the tray must be still: app.config may change them (the tests do).
+CONFIG = {"CALIBRATION_THROWS": 4, "CALIBRATION_CHECKS": 3, "CALIBRATION_HOLD": 0.5}
+
+
+def _tower() -> Any:
+    tower = current_app.extensions.get("dicetower.tower")
+    if tower is None or not callable(getattr(tower, "use_profile", None)):
+        raise ApiError(409, "no_tower", "calibration_no_tower")
+    return tower
+
+
+def _job() -> Any:
+    job = current_app.extensions.get(JOB)
+    if job is None:
+        raise ApiError(409, "calibration", "calibration_none")
+    return job
+
+
+def _read_access() -> None:
+    if not is_admin():
+        raise ApiError(401, "login", "login_first")
+
+
+def _state(job: Any) -> dict[str, Any] | None:
+    if job is None:
+        return None
+    state = job.state()
+    if state["preview"] is not None:
+        state["preview"]["url"] = (f"/api/admin/calibration/preview.jpg"
+                                   f"?v={state['preview']['version']}")
+    return state
+
+
+def _answer(job: Any) -> Response:
+    response = jsonify({"ok": True, "calibration": _state(job)})
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _refused(exc: StoreError) -> ApiError:
+    """The job's own refusals (not waiting, corners too late...): a 409 with its sentence."""
+    return ApiError(409, "calibration", exc.code, **exc.values)
+
+
+def _corners(value: Any) -> list[tuple[float, float]]:
+    def number(v: Any) -> bool:
+        return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+    if (not isinstance(value, list) or len(value) != 4
+            or not all(isinstance(c, list) and len(c) == 2 and all(map(number, c))
+                       for c in value)):
+        raise _bad("corners", "corners_shape")
+    return [(float(x), float(y)) for x, y in value]
+
+
+@calibration_api.post("/start")
+@admin_required
+def start() -> Response:
+    from calibration.store import check_name
+    from firmware_host.controller.calibration_job import CalibrationJob
+
+    tower = _tower()
+    data = _body()
+    expect = data.get("expect")
+    if not isinstance(expect, int) or isinstance(expect, bool) or not 1 <= expect <= MAX_EXPECT:
+        raise _bad("expect", "expect_count", most=MAX_EXPECT)
+    name = data.get("name") or "default"
+    try:
+        check_name(name if isinstance(name, str) else "")
+    except ValueError:
+        raise _bad("name", "profile_name") from None
+    current = current_app.extensions.get(JOB)
+    if current is not None and current.active:
+        raise ApiError(409, "calibration", "calibration_running")
+    settings = {key: current_app.config.get(key, default) for key, default in CONFIG.items()}
+    # Without a name, the profile the tower was started with is the one made anew, so that a
+    # restart reads with it too (CALIBRATION_PROFILE: the profile named in tower.toml).
+    path = None if data.get("name") else current_app.config.get("CALIBRATION_PROFILE")
+    job = CalibrationJob(tower, expect=expect, name=name, path=path,
+                         throws=int(settings["CALIBRATION_THROWS"]),
+                         checks=int(settings["CALIBRATION_CHECKS"]),
+                         hold=float(settings["CALIBRATION_HOLD"]))
+    current_app.extensions[JOB] = job
+    job.start()
+    return _answer(job)
+
+
+@calibration_api.get("")
+def state() -> Response:
+    _read_access()
+    return _answer(current_app.extensions.get(JOB))
+
+
+@calibration_api.post("/next")
+@admin_required
+def next_step() -> Response:
+    job = _job()
+    try:
+        job.next()
+    except StoreError as exc:
+        raise _refused(exc) from None
+    return _answer(job)
+
+
+@calibration_api.post("/corners")
+@admin_required
+def corners() -> Response:
+    job = _job()
+    given = _corners(_body().get("corners"))
+    try:
+        job.set_corners(given)
+    except StoreError as exc:
+        raise _refused(exc) from None
+    return _answer(job)
+
+
+@calibration_api.post("/cancel")
+@admin_required
+def cancel() -> Response:
+    job = _job()
+    try:
+        job.cancel()
+    except StoreError as exc:
+        raise _refused(exc) from None
+    return _answer(job)
+
+
+@calibration_api.get("/preview.jpg")
+def preview() -> Response:
+    _read_access()
+    job = current_app.extensions.get(JOB)
+    jpeg = job.preview_jpeg() if job is not None else None
+    if jpeg is None:
+        raise ApiError(404, "no_preview", "calibration_no_preview")
+    response = Response(jpeg, mimetype="image/jpeg")
+    response.headers["Cache-Control"] = "no-store"
+    return response
