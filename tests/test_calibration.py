@@ -205,7 +205,11 @@ def test_usage_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
     assert code == 2 and "--expect" in err
     code, _, err = _calibrate(capsys, "--from-images", str(tmp_path / "none"),
                               "--profile", str(tmp_path / "p.json"))
-    assert code == 1 and "no such folder" in err and not list(tmp_path.glob("*.json"))
+    assert code == 2 and "no such folder" in err and not list(tmp_path.glob("*.json"))
+    (tmp_path / "a-file.jpg").write_bytes(b"")
+    code, _, err = _calibrate(capsys, "--from-images", str(tmp_path / "a-file.jpg"),
+                              "--profile", str(tmp_path / "p.json"))
+    assert code == 2 and "not a folder" in err and "\n" not in err.strip()
 
 
 # -- the parts ------------------------------------------------------------------------------

@@ -63,6 +63,9 @@ class VideoCaptureCamera(CameraSource):
         self._last = -1.0  # frame time of the last frame given (files)
 
     def _open(self) -> None:
+        # OpenCV logs each failed attempt at a missing device itself, several lines a try;
+        # the CameraError below says it once, in words the owner can act on.
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
         millis = int(self.timeout * 1000)
         params = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, millis, cv2.CAP_PROP_READ_TIMEOUT_MSEC, millis]
         try:

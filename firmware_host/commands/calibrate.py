@@ -87,6 +87,9 @@ def run(args: argparse.Namespace) -> int:
     if args.camera is not None and args.expect is None:
         return _fail("--expect N is needed with a camera: how many dice the game uses "
                      "(3 for 421, 4 for 4D)", 2)
+    if args.from_images is not None and not args.from_images.is_dir():
+        what = "not a folder" if args.from_images.exists() else "no such folder"
+        return _fail(f"--from-images {args.from_images}: {what}; nothing saved", 2)
     target = profile_path(args.name, args.profile)
     from calibration.report import Reporter
     from calibration.session import Settings
@@ -105,8 +108,9 @@ def run(args: argparse.Namespace) -> int:
     except CalibrationError as exc:
         return _fail(f"{exc}; nothing saved")
     except CameraError as exc:
-        where = f" during {ui.current}" if ui.current else ""
-        return _fail(f"the camera stopped{where} ({exc}); nothing saved")
+        if not ui.current:
+            return _fail(f"{exc}; nothing saved")
+        return _fail(f"the camera stopped during {ui.current} ({exc}); nothing saved")
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return _fail("interrupted; nothing saved", 130)

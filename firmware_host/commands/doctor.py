@@ -62,11 +62,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _run(args: argparse.Namespace) -> int:
     import logging
 
-    import cv2
-
-    # One screen: warnings only, and not OpenCV's attempts at a missing device.
+    # One screen: warnings only (OpenCV's attempts at a missing device are quieted by the
+    # camera source).
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
     path = args.config or Path("~/dicetower/tower.toml").expanduser()
     checks = run_checks(path, journal=args.journal)
     print(f"dicetower doctor: {path}")
