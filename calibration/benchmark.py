@@ -57,10 +57,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+def _at_least_one(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("dataset", nargs="?", default=None,
                         help="the dice-photos folder (default: $DICE_PHOTOS or the shared one)")
-    parser.add_argument("--images", type=int, default=5,
+    parser.add_argument("--images", type=_at_least_one, default=5,
                         help="images per source to calibrate on (default 5)")
     parser.add_argument("--seed", type=int, default=421, help="the seeded choice (default 421)")
     parser.add_argument("--sources", default=None,
@@ -69,7 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also the simulated trays under hard light")
     parser.add_argument("--only-simulated", action="store_true",
                         help="only the simulated trays")
-    parser.add_argument("--throws", type=int, default=12,
+    parser.add_argument("--throws", type=_at_least_one, default=12,
                         help="simulated throws read before and after, per light (default 12)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -267,7 +277,29 @@ def run(args: argparse.Namespace) -> int:
             print(f"dicetower bench calibrate: {dataset}: no dice-photos dataset (manifest.json)"
                   " there; name it or set $DICE_PHOTOS", file=sys.stderr)
             return 2
-        sources = args.sources.split(",") if args.sources else None
+        try:  # the fields dataset_rows reads, so that a broken manifest is one line here
+            records = scoring.load_manifest(dataset)
+            known = sorted({r["source"] for r in records})
+            scoring.die_sizes(records)
+            [(r["image"], len(r["dice"])) for r in records]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            print(f"dicetower bench calibrate: {dataset / 'manifest.json'}: not a dice-photos "
+                  f"manifest ({type(exc).__name__}: {exc}); name another dataset",
+                  file=sys.stderr)
+            return 2
+        if not known:
+            print(f"dicetower bench calibrate: {dataset / 'manifest.json'}: lists no images; "
+                  "name another dataset", file=sys.stderr)
+            return 2
+        sources = None
+        if args.sources is not None:
+            sources = [s.strip() for s in args.sources.split(",") if s.strip()]
+            unknown = [s for s in sources if not any(k.startswith(s) for k in known)]
+            if not sources or unknown:
+                what = f"no source starts with {unknown[0]!r}" if unknown else "no source named"
+                print(f"dicetower bench calibrate: --sources {args.sources!r}: {what}; "
+                      f"sources: {', '.join(known)}", file=sys.stderr)
+                return 2
         result["dataset"] = dataset_rows(dataset, args.images, args.seed, sources, say)
         if not args.json:
             print(table(result["dataset"], "source"))

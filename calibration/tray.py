@@ -11,6 +11,7 @@ rest, with a gap between them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import cv2
@@ -117,6 +118,8 @@ def parse_tray(text: str) -> Quad:
             x, y = (float(v) for v in xy)
         except ValueError:
             raise ValueError(f"--tray {text!r}: {form}") from None
+        if not (math.isfinite(x) and math.isfinite(y)):  # float() takes nan and inf
+            raise ValueError(f"--tray {text!r}: {form}")
         if x < 0 or y < 0:
             raise ValueError(f"--tray {text!r}: corners lie in the image (no negative pixels)")
         corners.append((x, y))

@@ -6,6 +6,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from firmware_host import __version__
 
@@ -14,13 +15,22 @@ COMMAND_MODULES = ("demo", "run", "calibrate", "simulate", "odds", "read", "benc
                    "hw_test", "fairness", "service", "doctor")
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with its refusals said in one line (exit status 2), as every other error of
+    the command line: argparse prints its whole usage block first, which buries the reason."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser with every subcommand registered."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="dicetower",
         description="Controller of the dicetower: 421 and 4D read by a camera.",
     )
     parser.add_argument("--version", action="version", version=f"dicetower {__version__}")
+    # Subcommands (and theirs) are made by the parser's own class: one-line refusals too.
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
     for name in COMMAND_MODULES:

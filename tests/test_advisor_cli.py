@@ -88,6 +88,12 @@ def test_help_says_what_beat_and_goals_mean(capsys: pytest.CaptureFixture[str]) 
     (("--preset", "4d", "--faces", "1,2,3,4", "--near", "5"), "position 0 to 3"),
     (("--preset", "4d", "--faces", "1,2,3,4", "--scores", "100,0"), "game is over"),
     (("4", "2", "6", "--bogus"), "unrecognized arguments"),
+    (("--preset", "4d", "--faces", "1,2,3,4", "--scores=-5,3"), "from 0"),
+    # The other game's options are refused rather than silently ignored.
+    (("--preset", "4d", "--faces", "1,2,3,4", "--to-beat", "5,5,3"), "--to-beat is for 421"),
+    (("--preset", "4d", "--faces", "1,2,3,4", "--opener"), "--opener is for 421"),
+    (("4", "2", "6", "--near", "1"), "--near is for 4D"),
+    (("4", "2", "6", "--top", "3"), "--top is for 4D"),
 ])
 def test_bad_usage_is_one_line_and_exit_2(
         args: tuple[str, ...], words: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -165,3 +171,9 @@ def test_strategies_play_differently(capsys: pytest.CaptureFixture[str]) -> None
 def test_unknown_strategy_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "simulate", "--strategy", "clever")
     assert code == 2 and "invalid choice: 'clever'" in err
+
+
+def test_strategies_per_seat_may_be_spaced(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ("--games", "2", "--rotate", "--strategy")
+    spaced = _strip_time(_stats(capsys, *args, " advisor, simple ,simple"))
+    assert spaced == _strip_time(_stats(capsys, *args, "advisor,simple,simple"))

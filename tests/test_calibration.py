@@ -212,6 +212,29 @@ def test_usage_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
     assert code == 2 and "not a folder" in err and "\n" not in err.strip()
 
 
+@pytest.mark.parametrize(("args", "words"), [
+    (["--tray", "nan,1;2,3;4,5;6,7"], "give four corners"),
+    (["--tray", "0,0;inf,0;10,10;0,10"], "give four corners"),
+    (["--tray", ""], "give four corners"),
+    (["--profile", "{tmp}"], "is a folder"),
+    (["--profile", "{tmp}/a-file/p.json"], "a-file is a file, not a folder"),
+    (["--expect", "99999999999999999999"], "at most 12"),
+])
+def test_bad_input_is_refused_before_calibrating(
+        args: list[str], words: str, photos: tuple[Path, list[list[int]]], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "a-file").write_text("x")
+    args = [arg.format(tmp=tmp_path) for arg in args]
+    try:
+        code = main(["calibrate", "--yes", "--from-images", str(photos[0]), "--expect", "3",
+                     "--profile", str(tmp_path / "p.json"), *args])
+    except SystemExit as exc:  # argparse's refusals
+        code = exc.code
+    _, err = capsys.readouterr()
+    assert code == 2 and words in err.splitlines()[-1] and "Traceback" not in err
+    assert [p.name for p in tmp_path.iterdir()] == ["a-file"]  # nothing written
+
+
 # -- the parts ------------------------------------------------------------------------------
 
 
@@ -270,3 +293,26 @@ def test_live_with_a_camera_that_has_no_controls(
     assert main(["read", "--profile", str(target), "--json", str(folder / "throw-3.png")]) == 0
     line = json.loads(capsys.readouterr().out)
     assert sorted(d["value"] for d in line["dice"]) == faces[3]
+
+
+@pytest.mark.parametrize(("args", "manifest", "words"), [
+    (["--throws", "0", "--only-simulated"], None, "must be at least 1"),
+    (["--images", "-1"], None, "must be at least 1"),
+    ([], b"\x00\xff garbage", "not a dice-photos manifest"),
+    ([], b'{"images": [{"file": "a.jpg"}]}', "not a dice-photos manifest"),
+    ([], b"[]", "lists no images"),
+    (["--sources", " , "], None, "no source named; sources: src-one"),
+    (["--sources", "zz"], None, "no source starts with 'zz'"),
+])
+def test_bench_calibrate_refuses_bad_input_in_one_line(
+        args: list[str], manifest: bytes | None, words: str, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "manifest.json").write_bytes(
+        manifest or b'[{"image": "a.jpg", "source": "src-one", "dice": []}]')
+    try:
+        code = main(["bench", "calibrate", str(tmp_path), *args])
+    except SystemExit as exc:  # argparse's refusals
+        code = exc.code
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert words in err.splitlines()[-1]

@@ -26,3 +26,24 @@ def test_no_subcommand_is_an_error() -> None:
     with pytest.raises(SystemExit) as exc:
         main([])
     assert exc.value.code == 2
+
+
+@pytest.mark.parametrize(("args", "prefix", "words"), [
+    ([], "dicetower", "required: COMMAND"),
+    (["nosuch"], "dicetower", "invalid choice: 'nosuch'"),
+    (["simulate", "--games", "nan"], "dicetower simulate", "--games"),
+    (["calibrate", "--expect", "0"], "dicetower calibrate", "at least 1"),
+    (["demo", "--strategy", "clever"], "dicetower demo", "invalid choice: 'clever'"),
+    (["bench", "odds", "--queries", "x"], "dicetower bench odds", "--queries"),
+    (["serve", "--port", "nan"], "dicetower serve", "--port"),
+    (["read"], "dicetower read", "required"),
+])
+def test_a_refused_argument_is_one_line_naming_the_command(
+    args: list[str], prefix: str, words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err
+    assert err.startswith(f"{prefix}: ") and f"(see {prefix} --help)" in err

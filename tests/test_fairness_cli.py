@@ -227,6 +227,8 @@ def test_bad_input_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str],
         ("--journal", str(tmp_path)): "is a folder",
         ("--journal", str(journal), "--since", "2026-13-01"): "--since '2026-13-01': not a date",
         ("--journal", str(journal), "--since", "last week"): "not a date",
+        # A real date, only out of the clock's reach: said so, not "not a date".
+        ("--journal", str(journal), "--since", "0001-01-01"): "give a date since 1970",
     }
     for args, message in cases.items():
         status, out, err = fairness(capsys, *args)

@@ -97,7 +97,27 @@ def test_an_unwritable_journal_fails(tmp_path: Path, capsys: pytest.CaptureFixtu
     (tmp_path / "a-file").write_text("not a folder")
     code, checks, _ = _doctor(capsys, _config(tmp_path, journal="a-file/journal.sqlite3"))
     assert code == 1 and checks["journal"][0] == "FAIL"
-    assert "Not a directory" in checks["journal"][1]
+    assert "a-file is a file, not a folder" in checks["journal"][1]
+
+
+@pytest.mark.parametrize(("journal", "words"), [
+    ("", "is a folder"),
+    ("a-file/j.sqlite3", "a-file is a file, not a folder"),
+    ("a-file", "not a dicetower journal"),  # what `run` would refuse
+])
+def test_a_journal_run_would_refuse_fails(journal: str, words: str, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "a-file").write_bytes(b"\x00\xff not SQLite")
+    code, checks, out = _doctor(capsys, _config(tmp_path), "--journal",
+                                str(tmp_path / journal))
+    assert code == 1 and checks["journal"][0] == "FAIL" and words in checks["journal"][1]
+    assert "chown" not in out
+
+
+def test_a_host_that_does_not_resolve_is_not_blamed_on_another_program() -> None:
+    check = doctor.check_port("no-such-host.invalid", 8000)
+    assert check.state == "fail" and "[scoreboard] host" in check.fix
+    assert "another program" not in check.fix
 
 
 def test_the_journal_option_is_the_one_checked(tmp_path: Path,

@@ -126,11 +126,19 @@ def test_install_writes_the_unit_where_systemd_reads_it(tmp_path: Path,
     (["--user", "root"], 2, "must not be root"),
     (["--user", "no-such-user-here"], 1, "no user 'no-such-user-here'"),
     (["--user", USER, "--config", "missing.toml"], 2, "no such file"),
+    # Written into the unit as they are: a newline would start a line of its own there.
+    (["--user", "pi\nExecStartPre=/bin/true", "--dry-run"], 2, "not a user name"),
+    (["--user", "a b", "--dry-run"], 2, "not a user name"),
+    (["--user", USER, "--dry-run", "--config", "{newline}"], 2, "control character"),
 ])
 def test_bad_input_is_one_line(args: list[str], code: int, words: str, tmp_path: Path,
                                capsys: pytest.CaptureFixture[str]) -> None:
     if "--config" not in args:
         args = [*args, "--config", str(_config(tmp_path))]
+    if "{newline}" in args:
+        newline = tmp_path / "a\nb.toml"
+        newline.write_bytes(_config(tmp_path).read_bytes())
+        args = [str(newline) if arg == "{newline}" else arg for arg in args]
     got, out, err = _install(capsys, *args)
     assert got == code
     assert words in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err

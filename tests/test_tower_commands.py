@@ -206,6 +206,17 @@ def test_run_says_when_its_port_is_taken(tmp_path: Path) -> None:
     assert "cannot serve the scoreboard" in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize("command", [["demo", "--no-scoreboard"], ["serve", "--port", "8000"]])
+def test_a_file_in_the_journals_path_is_named(command: list[str], tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "a-file").write_text("not a folder\n")
+    journal = tmp_path / "a-file" / "j.sqlite3"
+    assert main([*command, "--journal", str(journal)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"{tmp_path / 'a-file'} is a file, not a folder" in err and "\n" not in err
+    assert [p.name for p in tmp_path.iterdir()] == ["a-file"]
+
+
 def test_serve_keeps_the_game_in_the_journal(tmp_path: Path) -> None:
     from firmware_host.commands.serve import resume_into
     from firmware_host.controller.journal import Journal

@@ -63,7 +63,8 @@ def _checked(faces: Sequence[Any], near: Any, scores: Sequence[Any], knobs: dict
     if type(near) is not int or not 0 <= near < SQUARE:
         raise AdvisorError(f"the near die is a position 0 to {SQUARE - 1}, not {near!r}")
     if len(scores) != 2 or any(type(s) is not int or s < 0 for s in scores):
-        raise AdvisorError(f"scores are two whole numbers (mover, opponent), not {list(scores)}")
+        raise AdvisorError("scores are two whole numbers from 0 (mover, opponent), not "
+                           f"{list(scores)}")
     target = knobs["target"]
     if max(scores) >= target:
         raise AdvisorError(f"a score of {max(scores)} has reached the target {target}: "

@@ -28,6 +28,16 @@ def _positive(text: str) -> int:
     return value
 
 
+MAX_EXPECT = 12  # dice in one throw: the games use 3 to 5; the simulated tray holds 12
+
+
+def _dice_count(text: str) -> int:
+    value = _positive(text)
+    if value > MAX_EXPECT:
+        raise argparse.ArgumentTypeError(f"{text!r} dice: at most {MAX_EXPECT} in one throw")
+    return value
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "calibrate",
@@ -42,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="the tray camera: usb:0, picamera2, simulated, ...")
     source.add_argument("--from-images", metavar="DIR", type=Path,
                         help="calibrate from photos in DIR instead of a camera")
-    parser.add_argument("--expect", type=_positive, metavar="N",
+    parser.add_argument("--expect", type=_dice_count, metavar="N",
                         help="dice in each throw (the game's dice; needed with a camera)")
     parser.add_argument("--name", default="default",
                         help="name of this dice set's profile (default: default)")
@@ -75,13 +85,14 @@ def run(args: argparse.Namespace) -> int:
     from calibration.errors import CalibrationError
     from calibration.store import check_name, profile_path
     from calibration.tray import parse_tray
+    from firmware_host.commands.paths import writable_file_problem
 
     if args.camera is None and args.from_images is None:
         return _fail("say where the pictures come from: --camera SPEC (e.g. usb:0, "
                      "simulated) or --from-images DIR", 2)
     try:
         check_name(args.name)
-        tray = parse_tray(args.tray) if args.tray else None
+        tray = parse_tray(args.tray) if args.tray is not None else None
     except ValueError as exc:
         return _fail(str(exc), 2)
     if args.camera is not None and args.expect is None:
@@ -91,6 +102,11 @@ def run(args: argparse.Namespace) -> int:
         what = "not a folder" if args.from_images.exists() else "no such folder"
         return _fail(f"--from-images {args.from_images}: {what}; nothing saved", 2)
     target = profile_path(args.name, args.profile)
+    # Checked before the four steps, not after them: an installer must not calibrate for
+    # minutes to learn the profile cannot be written there.
+    problem = writable_file_problem(target, "the profile")
+    if problem:
+        return _fail(f"--profile {problem}", 2)
     from calibration.report import Reporter
     from calibration.session import Settings
 

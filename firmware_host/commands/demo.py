@@ -75,6 +75,7 @@ def _fail(message: str) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from firmware_host.commands.paths import writable_file_problem
     from firmware_host.controller.demo import Demo, DemoOptions
     from firmware_host.controller.journal import JournalError
 
@@ -92,6 +93,9 @@ def _run(args: argparse.Namespace) -> int:
         except ValueError as err:
             return _fail(f"--pin: {err}")
     journal = args.journal or default_demo_journal()
+    problem = writable_file_problem(journal, "the journal")
+    if problem:
+        return _fail(problem)
     options = DemoOptions(preset=args.preset, players=players, knobs=knobs, seed=args.seed,
                           fast=args.fast, games=args.games, journal=journal, host=args.host,
                           port=args.port, serve=not args.no_scoreboard, pin=args.pin,

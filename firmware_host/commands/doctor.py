@@ -184,6 +184,22 @@ def check_pins(config: Any) -> list[Check]:
 
 def check_journal(journal: Path) -> Check:
     """The journal's folder (or where it will be made) takes files; the journal is writable."""
+    from firmware_host.commands.paths import writable_file_problem
+    from firmware_host.controller.journal import SQLITE_MAGIC
+
+    elsewhere = "set [journal] path (or --journal) to a journal file of your own"
+    problem = writable_file_problem(journal, "the journal")
+    if problem:
+        return Check("journal", "fail", problem, elsewhere)
+    if journal.is_file() and journal.stat().st_size:
+        try:
+            with journal.open("rb") as handle:
+                header = handle.read(len(SQLITE_MAGIC))
+        except OSError as exc:
+            return Check("journal", "fail", f"{journal}: {exc.strerror}", elsewhere)
+        if header != SQLITE_MAGIC:  # `run` would refuse it: say so before the bar opens
+            return Check("journal", "fail", f"{journal}: not a dicetower journal (not an "
+                         "SQLite file)", elsewhere)
     fix = (f"sudo chown $USER {journal.parent}, or set [journal] path to a folder of "
            "your own")
     folder = journal.parent
@@ -208,6 +224,9 @@ def check_port(host: str, port: int) -> Check:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             sock.bind((host, port))
             sock.listen()
+    except socket.gaierror as exc:  # a name that does not resolve: no program to stop
+        return Check("scoreboard", "fail", f"{host}:{port}: {exc.strerror}",
+                     "set [scoreboard] host to an address of this machine (0.0.0.0 for all)")
     except OSError as exc:
         return Check("scoreboard", "fail", f"{host}:{port}: {exc.strerror}",
                      f"another program listens there ({STOP_FIRST}), or set [scoreboard] port")

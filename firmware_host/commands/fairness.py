@@ -47,10 +47,16 @@ def _run(args: argparse.Namespace) -> int:
     since = None
     if args.since is not None:
         try:
-            since = datetime.fromisoformat(args.since).timestamp()
-        except (ValueError, OverflowError, OSError):
+            when = datetime.fromisoformat(args.since)
+        except ValueError:
             print(f"{PROG}: --since {args.since!r}: not a date (YYYY-MM-DD, or "
                   "YYYY-MM-DDTHH:MM)", file=sys.stderr)
+            return 2
+        try:
+            since = when.timestamp()
+        except (ValueError, OverflowError, OSError):  # year 1: before the clock's epoch range
+            print(f"{PROG}: --since {args.since!r}: too far back for this machine's clock; "
+                  "give a date since 1970", file=sys.stderr)
             return 2
     from firmware_host.controller.config import default_journal
     from firmware_host.controller.journal import JournalError

@@ -58,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     group = parser.add_argument_group("421")
     group.add_argument("--throws-left", type=int, metavar="N",
                        help="throws still allowed after this hand (default: all the rest)")
-    group.add_argument("--throws-made", type=int, default=1, metavar="N",
+    group.add_argument("--throws-made", type=int, default=None, metavar="N",
                        help="throws made so far in this turn, this hand's included (default 1)")
     group.add_argument("--rule", help="the round's throw rule: exact, at-most or free "
                        "(default: the preset's); under exact a bound player cannot stop")
@@ -73,13 +73,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="the hand not to end below (the round's weakest so far)")
     group = parser.add_argument_group("4D")
     group.add_argument("--faces", help="top faces of positions 0 to 3, then the fifth die")
-    group.add_argument("--near", type=int, default=0, help="position of your near die (0-3)")
-    group.add_argument("--scores", default="0,0", help="your score and the opponent's")
-    group.add_argument("--top", type=int, default=10, help="moves to list (default 10)")
+    group.add_argument("--near", type=int, default=None,
+                       help="position of your near die (0-3, default 0)")
+    group.add_argument("--scores", default=None, help="your score and the opponent's "
+                       "(default 0,0)")
+    group.add_argument("--top", type=int, default=None, help="moves to list (default 10)")
     parser.set_defaults(func=_run)
-    # One-line errors, as for every other refusal of this command: argparse's own refusals,
-    # and unknown options, which argparse would otherwise report with the top-level usage.
-    parser.error = _fail  # type: ignore[method-assign]
+    # Unknown options named by this command, not by the top-level parser (which argparse
+    # would otherwise do, as it collects the extras of every subcommand there).
     parse_known = parser.parse_known_args
 
     def parse_strictly(args: Any = None, namespace: Any = None) -> Any:
@@ -136,7 +137,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result))
     elif result["game"] == "4d":
-        _print_4d(result, args.top)
+        _print_4d(result, args.top or 10)
     else:
         _print_421(result)
     return 0
@@ -147,11 +148,13 @@ def _four21(args: argparse.Namespace, knobs: dict[str, Any]) -> dict[str, Any]:
 
     if args.faces is not None:
         raise ValueError("--faces is for 4D; a 421 hand is given as three dice, e.g. 4 2 6")
+    _refuse_other_game(args, ("near", "scores", "top"), "4D (--preset 4d)")
     dice = _ints(" ".join(args.dice), "the dice") if args.dice else []
     if not dice:
         raise ValueError("give the three dice of the hand, e.g. dicetower odds 4 2 6")
     return advise(
-        dice, preset=args.preset, throws_left=args.throws_left, throws_made=args.throws_made,
+        dice, preset=args.preset, throws_left=args.throws_left,
+        throws_made=1 if args.throws_made is None else args.throws_made,
         rule=args.rule, to_beat=_hand(args.to_beat, "--to-beat"),
         avoid=_hand(args.avoid, "--avoid"), opener=args.opener, charge=args.charge,
         knobs=knobs,
@@ -166,10 +169,21 @@ def _fourd(args: argparse.Namespace, knobs: dict[str, Any]) -> dict[str, Any]:
     if args.faces is None:
         raise ValueError("4D needs the square: --faces 3,5,2,6 (positions 0 to 3, then "
                          "the fifth die if any)")
-    if args.top < 1:
+    _refuse_other_game(args, ("throws_left", "throws_made", "rule", "opener", "charge",
+                              "to_beat", "avoid"), "421")
+    if args.top is not None and args.top < 1:
         raise ValueError("--top must be at least 1")
-    scores = _ints(args.scores, "--scores")
-    return advise_4d(_ints(args.faces, "--faces"), near=args.near, scores=scores, knobs=knobs)
+    scores = _ints("0,0" if args.scores is None else args.scores, "--scores")
+    return advise_4d(_ints(args.faces, "--faces"), near=args.near or 0, scores=scores,
+                     knobs=knobs)
+
+
+def _refuse_other_game(args: argparse.Namespace, names: tuple[str, ...], game: str) -> None:
+    """The other game's options are refused, not ignored: the odds would not use them."""
+    given = [name for name in names if getattr(args, name) not in (None, False)]
+    if given:
+        option = "--" + given[0].replace("_", "-")
+        raise ValueError(f"{option} is for {game}, not for --preset {args.preset}")
 
 
 def _percent(value: float | None) -> str:

@@ -75,11 +75,16 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    from firmware_host.commands.paths import writable_file_problem
     from firmware_host.controller.config import default_journal
     from firmware_host.controller.journal import Journal, JournalError
     from firmware_host.scoreboard.store import GameStore
 
     path = args.journal or default_journal()
+    problem = writable_file_problem(path, "the journal")
+    if problem:
+        print(f"dicetower serve: {problem}", file=sys.stderr)
+        return 2
     try:
         journal = Journal(path, exclusive=True)
     except JournalError as err:

@@ -17,6 +17,7 @@ import argparse
 import grp
 import os
 import pwd
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -24,6 +25,8 @@ from pathlib import Path
 SYSTEMD_UNIT_DIR = Path("/etc/systemd/system")
 SYSTEMD_RUNNING = Path("/run/systemd/system")  # sd_booted(3): present only under systemd
 GROUPS = ("gpio", "video")
+# Debian's NAME_REGEX (adduser.conf), upper case allowed as useradd allows it.
+USER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,31}\$?")
 
 
 class InstallError(Exception):
@@ -108,6 +111,9 @@ def _user(name: str | None, warnings: list[str], dry_run: bool) -> tuple[str, Pa
     name = name or os.environ.get("SUDO_USER")
     if not name:
         raise InstallError("--user NAME is needed (the user the tower runs as, not root)", 2)
+    if not USER_NAME.fullmatch(name):  # it goes into the unit as is: no spaces, no newlines
+        raise InstallError(f"--user {name!r}: not a user name (letters, digits, _ and -, "
+                           "e.g. pi)", 2)
     if name == "root":
         raise InstallError("--user must not be root: the tower runs as an ordinary user in "
                            "the gpio and video groups", 2)
@@ -129,6 +135,10 @@ def _config(path: Path | None, home: Path) -> Path:
     from firmware_host.controller.config import ConfigError, load_config
 
     config = (path or home / "dicetower" / "tower.toml").expanduser().absolute()
+    if any(ord(char) < 32 or ord(char) == 127 for char in str(config)):
+        # A newline would end the unit's ExecStart= line: systemd has no way to quote it.
+        raise InstallError(f"--config {str(config)!r}: the path holds a control character "
+                           "(a newline?); move the configuration to a plain path", 2)
     try:
         load_config(config)
     except ConfigError as exc:

@@ -97,11 +97,12 @@ def _run(args: argparse.Namespace) -> int:
 
 def strategy_list(text: str) -> str:
     """An argparse type: strategy names separated by commas, each one of STRATEGY_NAMES."""
-    for name in text.split(","):
+    names = [name.strip().lower() for name in text.split(",")]  # as --players: spaces allowed
+    for name in names:
         if name not in STRATEGY_NAMES:
             raise argparse.ArgumentTypeError(
                 f"invalid choice: {name!r} (choose from {', '.join(STRATEGY_NAMES)})")
-    return text
+    return ",".join(names)
 
 
 class Seats:
