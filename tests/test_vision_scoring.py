@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -99,3 +100,26 @@ def test_score_reports_per_source_and_overall_metrics() -> None:
     assert overall["ms"]["mean"] == pytest.approx(20.0)
     assert result["per_source"]["a"]["correct"] == 1
     assert result["per_source"]["b"]["wrong"] == 1
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    (None, "no such file"),
+    ("not json", "not JSON"),
+    ("[]", "no image records"),
+    ('{"x": 1}', "no image records"),
+    ('[{"source": "s", "dice": []}]', "record 1 is not an image record"),
+    ('[{"image": "a.jpg", "source": "s", "dice": [{"bbox": null}]}]', "record 1"),
+])
+def test_a_manifest_that_is_not_one_is_refused_in_one_line(
+    tmp_path: Path, text: str | None, words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from firmware_host.cli import main
+    from vision.lab.scoring import load_manifest
+
+    if text is not None:
+        (tmp_path / "manifest.json").write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=words):
+        load_manifest(tmp_path)
+    assert main(["bench", "vision", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err

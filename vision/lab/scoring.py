@@ -31,12 +31,34 @@ COUNTS = ("gt_dice", "correct", "wrong", "unsure", "missed", "extra", "extra_nul
 
 
 def load_manifest(dataset: str | Path) -> list[dict[str, Any]]:
-    """The manifest's image records, from the dataset folder or the manifest file."""
+    """The manifest's image records, from the dataset folder or the manifest file.
+
+    A ValueError (one line: what is missing, where) when there is no manifest or it is not
+    one: a list of records (or ``{"images": [...]}``), each with ``image``, ``source`` and a
+    list of ``dice`` with their ``value``.
+    """
     path = Path(dataset)
     if path.is_dir():
         path = path / "manifest.json"
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return data["images"] if isinstance(data, dict) else data
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file (is the dataset there? set $DICE_PHOTOS)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read it ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not JSON ({exc.msg}, line {exc.lineno})") from None
+    records = data.get("images") if isinstance(data, dict) else data
+    if not isinstance(records, list) or not records:
+        raise ValueError(f"{path}: no image records (a list, or an object with \"images\")")
+    for number, record in enumerate(records, start=1):
+        dice = record.get("dice") if isinstance(record, dict) else None
+        if (not isinstance(record, dict) or not isinstance(record.get("image"), str)
+                or "source" not in record or not isinstance(dice, list)
+                or not all(isinstance(d, dict) and "value" in d for d in dice)):
+            raise ValueError(f"{path}: record {number} is not an image record "
+                             "(image, source and dice with their value)")
+    return records
 
 
 def half_of(records: list[dict[str, Any]], half: str | None) -> list[dict[str, Any]]:
