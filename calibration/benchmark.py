@@ -277,19 +277,18 @@ def run(args: argparse.Namespace) -> int:
             print(f"dicetower bench calibrate: {dataset}: no dice-photos dataset (manifest.json)"
                   " there; name it or set $DICE_PHOTOS", file=sys.stderr)
             return 2
-        try:  # the fields dataset_rows reads, so that a broken manifest is one line here
-            records = scoring.load_manifest(dataset)
+        try:
+            records = scoring.load_manifest(dataset)  # one line naming what is wrong
+        except ValueError as exc:
+            print(f"dicetower bench calibrate: {exc}; name another dataset", file=sys.stderr)
+            return 2
+        try:  # the die sizes dataset_rows reads, so that a broken manifest is one line here
             known = sorted({r["source"] for r in records})
             scoring.die_sizes(records)
-            [(r["image"], len(r["dice"])) for r in records]
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             print(f"dicetower bench calibrate: {dataset / 'manifest.json'}: not a dice-photos "
                   f"manifest ({type(exc).__name__}: {exc}); name another dataset",
                   file=sys.stderr)
-            return 2
-        if not known:
-            print(f"dicetower bench calibrate: {dataset / 'manifest.json'}: lists no images; "
-                  "name another dataset", file=sys.stderr)
             return 2
         sources = None
         if args.sources is not None:

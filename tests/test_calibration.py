@@ -298,9 +298,10 @@ def test_live_with_a_camera_that_has_no_controls(
 @pytest.mark.parametrize(("args", "manifest", "words"), [
     (["--throws", "0", "--only-simulated"], None, "must be at least 1"),
     (["--images", "-1"], None, "must be at least 1"),
-    ([], b"\x00\xff garbage", "not a dice-photos manifest"),
-    ([], b'{"images": [{"file": "a.jpg"}]}', "not a dice-photos manifest"),
-    ([], b"[]", "lists no images"),
+    ([], b"\x00\xff garbage", "cannot read it"),
+    ([], b"{not json", "not JSON"),
+    ([], b'{"images": [{"file": "a.jpg"}]}', "record 1 is not an image record"),
+    ([], b"[]", "no image records"),
     (["--sources", " , "], None, "no source named; sources: src-one"),
     (["--sources", "zz"], None, "no source starts with 'zz'"),
 ])
