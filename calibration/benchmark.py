@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from firmware_host.commands.game_options import positive_int
+
 COLUMNS = ("dice", "correct", "wrong", "unsure", "missed", "extra")
 LIGHTS: dict[str, dict[str, Any]] = {
     "dim, red dice": {"exposure": 0.12, "noise": 5.0, "colours": "red/white"},
@@ -57,20 +59,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _at_least_one(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("dataset", nargs="?", default=None,
                         help="the dice-photos folder (default: $DICE_PHOTOS or the shared one)")
-    parser.add_argument("--images", type=_at_least_one, default=5,
+    parser.add_argument("--images", type=positive_int, default=5,
                         help="images per source to calibrate on (default 5)")
     parser.add_argument("--seed", type=int, default=421, help="the seeded choice (default 421)")
     parser.add_argument("--sources", default=None,
@@ -79,7 +71,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also the simulated trays under hard light")
     parser.add_argument("--only-simulated", action="store_true",
                         help="only the simulated trays")
-    parser.add_argument("--throws", type=_at_least_one, default=12,
+    parser.add_argument("--throws", type=positive_int, default=12,
                         help="simulated throws read before and after, per light (default 12)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 

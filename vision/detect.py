@@ -77,15 +77,18 @@ class Candidate:
         return cv2.boxPoints((self.center, self.size, self.angle))
 
 
-def foreground(lab: np.ndarray, floor: np.ndarray | None = None) -> np.ndarray:
+def foreground(lab: np.ndarray, floor: np.ndarray | None = None,
+               hue: bool | None = None) -> np.ndarray:
     """Mask (uint8 0/255) of the pixels of a Lab image that differ from the local floor, with
     small holes filled. ``floor`` is the empty tray (Lab, the same size) when it is known;
-    otherwise the floor is modelled as a median wider than any die."""
+    otherwise the floor is modelled as a median wider than any die. ``hue``: `has_hue` of
+    ``lab``, when the caller has it already."""
     h, w = lab.shape[:2]
-    return fill_small_holes(die_pixels(lab, floor), (MAX_HOLE * min(h, w)) ** 2)
+    return fill_small_holes(die_pixels(lab, floor, hue), (MAX_HOLE * min(h, w)) ** 2)
 
 
-def die_pixels(lab: np.ndarray, floor: np.ndarray | None = None) -> np.ndarray:
+def die_pixels(lab: np.ndarray, floor: np.ndarray | None = None,
+               hue: bool | None = None) -> np.ndarray:
     """`foreground` before its holes are filled: enough for the regions' outer outlines."""
     h, w = lab.shape[:2]
     if floor is None:
@@ -108,7 +111,7 @@ def die_pixels(lab: np.ndarray, floor: np.ndarray | None = None) -> np.ndarray:
     # grey camera) has none to tell it by, and every die darker than the floor would pass for
     # shade; there, nothing is removed as shade (a shadow widens a die's outline a little,
     # which the readers bear, where a lost die is lost).
-    if has_hue(lab):
+    if has_hue(lab) if hue is None else hue:
         where = np.flatnonzero(mask > 0)  # numpy finds the set entries of a boolean array faster
         mask.reshape(-1)[where[_shadow(lab, floor, where)]] = 0
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
@@ -352,18 +355,21 @@ def quick_size(shape: tuple[int, int]) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class Look:
-    """An image looked at for dice: BGR, its Lab conversion and its foreground mask."""
+    """An image looked at for dice: BGR, its Lab conversion and its foreground mask; ``hue``:
+    whether it shows any colour (`has_hue`), which both the mask and the reading ask."""
 
     image: np.ndarray
     lab: np.ndarray
     mask: np.ndarray
+    hue: bool = True
 
 
 def look_at(image: np.ndarray, floor: np.ndarray | None = None) -> Look:
     """A BGR image with its Lab conversion and foreground; ``floor``: the empty tray (Lab, the
     image's size), if known."""
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
-    return Look(image, lab, foreground(lab, floor))
+    hue = has_hue(lab)
+    return Look(image, lab, foreground(lab, floor, hue), hue)
 
 
 def quick_die_side(image: np.ndarray, floor: np.ndarray | None = None) -> float | None:

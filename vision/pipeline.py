@@ -33,7 +33,6 @@ from vision.combined import NET_SURE
 from vision.detect import (
     Candidate,
     find_candidates,
-    has_hue,
     look_at,
     quick_die_side,
     quick_size,
@@ -130,7 +129,7 @@ def _read(scene: Scene) -> list[Found]:
     kept = close_up(read_scene(scene), scene)
     # Blanks stay until here: in a close-up, they are the pips of one large die.
     kept = [k for k in kept if k.die.value is not None or k.no_face < NET_NO_FACE]
-    if not has_hue(scene.look.lab):
+    if not scene.look.hue:
         # With no hue to tell shade by, shade stays in the foreground (`vision.detect`): a
         # region with nothing inside it to read ("low contrast") is taken for the shade it
         # most likely is (a shadow, the tray's wall), as a colour image's hue would have.

@@ -17,22 +17,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
-
+from firmware_host.commands.game_options import positive_int
 
 MAX_EXPECT = 12  # dice in one throw: the games use 3 to 5; the simulated tray holds 12
 
 
 def _dice_count(text: str) -> int:
-    value = _positive(text)
+    value = positive_int(text)
     if value > MAX_EXPECT:
         raise argparse.ArgumentTypeError(f"{text!r} dice: at most {MAX_EXPECT} in one throw")
     return value
@@ -63,9 +54,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--keep", default="right",
                         choices=("right", "left", "top", "bottom", "none"),
                         help="which end of the tray holds the keep zone (default right)")
-    parser.add_argument("--throws", type=_positive, default=4,
+    parser.add_argument("--throws", type=positive_int, default=4,
                         help="throws to learn the dice from, live (default 4)")
-    parser.add_argument("--checks", type=_positive, default=3,
+    parser.add_argument("--checks", type=positive_int, default=3,
                         help="throws to check the profile with, live (default 3)")
     parser.add_argument("--pinmap", metavar="TOML", type=Path,
                         help="the tower's pin map, to sweep its ring light (live)")

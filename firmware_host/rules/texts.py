@@ -354,13 +354,21 @@ def render(code: str, values: dict[str, Any] | None = None, language: str = "en"
     A value that is itself a `RuleText` is put into words in the same language. An unknown
     code comes back as it is, so that a sentence is never lost for want of a translation.
     """
-    table = TEXTS.get(code)
+    shown = {key: _shown(value, language) for key, value in (values or {}).items()}
+    return fill(TEXTS, code, shown, language)
+
+
+def fill(texts: dict[str, dict[str, str]], code: str, values: dict[str, Any],
+         language: str) -> str:
+    """``code``'s sentence of ``texts`` (code -> {"fr", "en"}) in ``language`` (English when
+    it has none), ``values`` filled in; an unknown code comes back as it is, and a template
+    missing a value as it is written, so that a sentence is never lost."""
+    table = texts.get(code)
     if table is None:
         return code
     template = table.get(language) or table["en"]
-    shown = {key: _shown(value, language) for key, value in (values or {}).items()}
     try:
-        return template.format(**shown)
+        return template.format(**values)
     except (KeyError, IndexError):
         return template
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from firmware_host.rules.texts import fill
+
 REFUSALS: dict[str, dict[str, str]] = {
     # -- the game's state ---------------------------------------------------------------
     "no_game": {"fr": "Pas encore de partie : lancez-en une.",
@@ -148,14 +150,7 @@ REFUSALS: dict[str, dict[str, str]] = {
 def say(code: str, values: dict[str, Any] | None = None, language: str = "en") -> str:
     """The sentence for ``code`` in ``language`` ("fr" or "en"), ``values`` filled in; an
     unknown code comes back as it is, so a refusal is never lost for want of a sentence."""
-    table = REFUSALS.get(code)
-    if table is None:
-        return code
-    template = table.get(language) or table["en"]
-    try:
-        return template.format(**(values or {}))
-    except (KeyError, IndexError):
-        return template
+    return fill(REFUSALS, code, values or {}, language)
 
 
 class Refusal(Exception):
