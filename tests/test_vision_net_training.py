@@ -67,3 +67,26 @@ def test_training_without_the_dataset_says_where_it_looked(tmp_path) -> None:
     assert problem is not None and "nowhere" in problem and "manifest.json" in problem
     (tmp_path / "manifest.json").write_text("[]")
     assert net_training.setup(1, tmp_path) is None
+
+
+def test_print_scenes_are_seeded_and_keep_the_judged_fonts_out() -> None:
+    from vision.lab import print_scenes
+
+    assert np.array_equal(print_scenes.scene(200_001), print_scenes.scene(200_001))
+    assert not np.array_equal(print_scenes.scene(200_001), print_scenes.scene(200_002))
+    # tests/test_vision_no_dice.py judges the pipeline on these four faces, upright.
+    judged = {cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,
+              cv2.FONT_HERSHEY_TRIPLEX}
+    assert not judged & set(print_scenes.FONTS)
+    for seed in range(200_000, 200_006):
+        image = print_scenes.scene(seed)
+        assert image.shape == (*print_scenes.SIZE, 3) and image.dtype == np.uint8
+        assert float(image.std()) > 10.0  # print, not a blank card
+
+
+def test_print_samples_are_all_none_and_few_per_scene() -> None:
+    from vision.lab.face_net_train import PRINT_PER_SCENE, print_samples
+
+    samples = print_samples(range(200_000, 200_004))
+    assert samples and all(s.label == 0 and s.group == "print" for s in samples)
+    assert len(samples) <= 4 * PRINT_PER_SCENE

@@ -28,15 +28,15 @@ MENU = ("Biere pression", "Pastis", "Cafe", "Croque monsieur", "Frites", "Soda",
 MAX_UNSURE = 2  # unsure "dice" on a scene with none: tolerable only if rare
 
 #: Scenes `read_dice` still gets wrong, as "test[scene]": strict xfails, so that a fix that
-#: makes one pass fails the suite until its entry goes.
+#: makes one pass fails the suite until its entry goes. The face network has learnt print as
+#: "no face" from pages of other fonts and words (`vision.lab.print_scenes`:
+#: slanted, script, plain and small faces; never these four upright ones), so these scenes
+#: judge it on print it has not seen.
 KNOWN_GAPS: dict[str, str] = {
-    **{f"test_no_die_has_a_value[prose-{f}-{s}]":
-       "round letters read as ones (a letter's counter as a pip, the ink as the body)"
-       for f in range(len(FONTS)) for s, _ in PRINT_SIZES if (f, s) != (0, 1.2)},
-    **{f"test_unsure_dice_are_rare[prose-{f}-{s}]": "letters read as unsure dice"
-       for f in range(len(FONTS)) for s, _ in PRINT_SIZES if (f, s) != (1, 3.0)},
-    "test_no_die_has_a_value[menu]": "the letters of a dish's name read as a three",
-    "test_unsure_dice_are_rare[polka-small]": "every small dot an unsure die",
+    f"test_no_die_has_a_value[{scene}]":
+    "round letters in a row on the first line read as one three, the network 0.84-1.0 sure"
+    for scene in ("prose-0-2.0", "prose-1-1.2", "prose-2-1.2", "prose-2-2.0", "prose-3-1.2",
+                  "prose-3-2.0")
 }
 
 

@@ -8,7 +8,7 @@ import math
 import cv2
 import numpy as np
 import pytest
-from test_vision_pipeline import _net
+from test_vision_combined import _net
 
 import vision
 import vision.pipeline as pipeline

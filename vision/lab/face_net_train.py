@@ -13,8 +13,10 @@ candidate near a labelled die's centre takes its value, one far from every label
 "none": a speck, a tray mark, a pip cluster of a side face). Every labelled die is also cut at
 its labelled centre. Rendered trays (`vision.lab.render`, seeds far from those of the tests) add
 dice of other colours and dice leaning on another die, which are "none": their top face is
-not flat, and the game asks for a re-throw. Each epoch draws new rotations (any angle: a
-die has no upright), shifts, scales, lighting and colour swaps of every sample.
+not flat, and the game asks for a re-throw. Pages of print (`vision.lab.print_scenes`) add
+letters as "none": a round letter's counter is a one's pip to every pip reader. Each epoch
+draws new rotations (any angle: a die has no upright), shifts, scales, lighting, colour
+swaps and JPEG re-encodings of every sample.
 
 ``--half even|odd`` trains on every other image of the manifest (the bench's halves), so
 ``dicetower bench vision --half odd`` with ``DICETOWER_FACE_NET`` set to the even model
@@ -29,6 +31,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from vision.face_net import CLASSES, DEFAULT_MODEL, INPUT_SIDE, to_input
@@ -44,6 +47,8 @@ NEAR = 0.3  # x die size: a candidate this close to a labelled die's centre is t
 FAR = 0.9  # x die size: one farther than this from every labelled die is no die
 DIE_BOX_TO_SIDE = 0.85  # top-face side / shorter side of a whole-die box (it has side faces)
 RENDER_SEEDS = range(100_000, 100_400)  # tests use seeds below 10,000
+PRINT_SEEDS = range(200_000, 200_160)
+PRINT_PER_SCENE = 24  # candidates kept per print scene: many scenes rather than many letters
 EPOCHS = 120
 
 
@@ -131,13 +136,36 @@ def rendered_samples(seeds=RENDER_SEEDS) -> list[Sample]:
     return samples
 
 
+def print_samples(seeds=PRINT_SEEDS) -> list[Sample]:
+    """Candidates found on pages of print (`vision.lab.print_scenes`), all "none": a letter's
+    counter is no pip."""
+    from vision.lab.print_scenes import scene as print_scene
+
+    samples: list[Sample] = []
+    for seed in seeds:
+        scene = prepare(print_scene(seed))
+        usable = [c for c in scene.candidates if math.isfinite(c.side) and c.side >= 4]
+        rng = np.random.default_rng(seed)
+        for k in rng.permutation(len(usable))[:PRINT_PER_SCENE]:
+            cand = usable[int(k)]
+            samples.append(_sample(scene, cand.center, candidate_side(cand, scene.side), 0,
+                                   "print"))
+    return samples
+
+
 def augmented(sample: Sample, rng: np.random.Generator) -> np.ndarray:
     """The sample straightened as the pipeline would, under a random pose and lighting."""
     c = sample.crop.shape[0] / 2.0
     side = sample.side * rng.uniform(0.88, 1.14)
     shift = rng.normal(0.0, 0.06 * sample.side, 2)
     patch, _ = straighten(sample.crop, (c + shift[0], c + shift[1]), rng.uniform(0, 360), side)
-    return relit(patch, rng, blur=(0.5, 1.5), noise=8.0)
+    patch = relit(patch, rng, blur=(0.5, 1.5), noise=8.0)
+    if rng.random() < 0.3:
+        # A webcam's MJPEG or a re-saved photo: its 8x8 blocks and lost detail.
+        ok, data = cv2.imencode(".jpg", patch, [cv2.IMWRITE_JPEG_QUALITY,
+                                                int(rng.integers(25, 96))])
+        patch = cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else patch
+    return patch
 
 
 def build_model():
@@ -182,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     samples = dataset_samples(dataset, args.half)
     print("rendering trays")
     samples += rendered_samples()
+    print("drawing pages of print")
+    samples += print_samples()
     counts = np.bincount([s.label for s in samples], minlength=len(CLASSES))
     print(f"{len(samples)} samples: " + ", ".join(
         f"{name} {n}" for name, n in zip(CLASSES, counts, strict=True)))

@@ -1,0 +1,90 @@
+"""Scenes with no dice, for training the face network to say "no face": pages of print.
+
+A round letter's counter on its ink is a light round mark on an even dark ground, as a
+one's pip is. The pip readers cannot tell them apart (see
+docs/vision.md, "Scenes with no dice"); a network that has seen them as "none" can, and its
+"none" is what keeps a menu on the tray from scoring.
+
+The pages here are drawn with other fonts and words than those
+`tests/test_vision_no_dice.py` judges the pipeline on: OpenCV's slanted and script faces,
+its plain and small faces, French words; the tests use its four upright faces (simplex,
+duplex, complex, triplex) on English prose. Everything is seeded.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+# The tests' fonts are cv2.FONT_HERSHEY_SIMPLEX, DUPLEX, COMPLEX and TRIPLEX, upright: kept
+# out, slanted versions of them in.
+FONTS = (
+    cv2.FONT_HERSHEY_PLAIN,
+    cv2.FONT_HERSHEY_COMPLEX_SMALL,
+    cv2.FONT_HERSHEY_SCRIPT_SIMPLEX,
+    cv2.FONT_HERSHEY_SCRIPT_COMPLEX,
+    cv2.FONT_HERSHEY_SIMPLEX | cv2.FONT_ITALIC,
+    cv2.FONT_HERSHEY_DUPLEX | cv2.FONT_ITALIC,
+    cv2.FONT_HERSHEY_COMPLEX | cv2.FONT_ITALIC,
+    cv2.FONT_HERSHEY_TRIPLEX | cv2.FONT_ITALIC,
+    cv2.FONT_HERSHEY_PLAIN | cv2.FONT_ITALIC,
+)
+TEXT = (
+    "apero bouchon comptoir goblet gobelet jeton manche partie tournee pression demi pinte "
+    "olive fromage saucisson bonbon gagne perdu bravo bonne soiree ouvert du lundi au samedi "
+    "happy hour boissons chaudes chocolat cappuccino limonade sirop grenadine menthe orange "
+    "gaufre crepe pomme poire abricot quiche omelette burger salade bol de soupe rouge rose "
+    "blanc 0123456789 ABCDEFG HIJKLMNOP QRSTUVWXYZ"
+)
+WORDS = tuple(TEXT.split())
+SIZE = (480, 640)
+
+
+def _colours(rng: np.random.Generator) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(ground, ink) BGR: dark on light paper mostly, sometimes chalk on a slate or a
+    coloured print."""
+    if rng.random() < 0.25:
+        ground = tuple(int(v) for v in rng.integers(15, 80, 3))
+        ink = tuple(int(v) for v in rng.integers(180, 256, 3))
+    else:
+        ground = tuple(int(v) for v in rng.integers(170, 256, 3))
+        ink = tuple(int(v) for v in rng.integers(0, 110, 3))
+    return ground, ink
+
+
+def page(rng: np.random.Generator) -> np.ndarray:
+    """A page of print: lines of words in one font, at a size where letters are about a die's
+    size or smaller."""
+    ground, ink = _colours(rng)
+    h, w = SIZE
+    image = np.full((h, w, 3), ground, np.uint8)
+    font = int(FONTS[rng.integers(len(FONTS))])
+    scale = float(rng.uniform(0.9, 3.4))
+    stroke = max(1, round(scale * rng.uniform(1.0, 1.8)))
+    (_, height), base = cv2.getTextSize("Hg", font, scale, stroke)
+    y = height + int(rng.integers(4, 20))
+    while y < h:
+        x = int(rng.integers(4, 40))
+        line = ""
+        while True:
+            longer = f"{line} {WORDS[rng.integers(len(WORDS))]}".strip()
+            if x + cv2.getTextSize(longer, font, scale, stroke)[0][0] > w - 8:
+                break
+            line = longer
+        cv2.putText(image, line, (x, y), font, scale, ink, stroke, cv2.LINE_AA)
+        y += int((height + base) * rng.uniform(1.2, 1.8))
+    return image
+
+
+def scene(seed: int) -> np.ndarray:
+    """Scene ``seed``: a page of print, turned by any angle and blurred a little, as a camera
+    would see a card lying on the tray."""
+    rng = np.random.default_rng(seed)
+    image = page(rng)
+    h, w = image.shape[:2]
+    turn = cv2.getRotationMatrix2D((w / 2.0, h / 2.0), float(rng.uniform(0, 360)),
+                                   float(rng.uniform(0.8, 1.2)))
+    image = cv2.warpAffine(image, turn, (w, h), borderMode=cv2.BORDER_REFLECT)
+    if rng.random() < 0.5:
+        image = cv2.GaussianBlur(image, (0, 0), float(rng.uniform(0.5, 1.2)))
+    return image
