@@ -29,7 +29,7 @@ def close_up(kept: list[Found], scene: Scene) -> list[Found]:
     if any(k.die.value is not None for k in kept):
         return kept  # dice that read are of the size found: no close-up
     blank = [k for k in kept if k.die.reason in ("not a pip face", "low contrast")]
-    if not blank:
+    if not blank or len(blank) > MAX_CLOSE_UP_PARTS:
         return kept
     side = scene.side
     # A pip that joins the die's rim in the mask is found as part of a split region, which
