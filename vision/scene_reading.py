@@ -46,6 +46,7 @@ NET_NO_FACE = 0.9
 # read only at one of them may have.
 RESIZE_TRIALS = (0.8, 1.25, 1.5)
 MIN_RESIZED_VALUE = 3
+MIN_CANDIDATE_SIDE = 4  # working pixels: a smaller candidate has nothing to read
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,13 @@ class Scene:
             return None
         w, h = self.input_size
         return ((w / 2.0 - self.offset[0]) * self.scale, (h / 2.0 - self.offset[1]) * self.scale)
+
+    @property
+    def readable(self) -> list[Candidate]:
+        """The candidates large enough to straighten and read (a finite side of at least
+        MIN_CANDIDATE_SIDE working pixels)."""
+        return [c for c in self.candidates
+                if math.isfinite(c.side) and c.side >= MIN_CANDIDATE_SIDE]
 
     @property
     def image_side(self) -> float | None:
@@ -103,7 +111,7 @@ def read_scene(scene: Scene) -> list[Found]:
     """One reading per die of a prepared scene (working pixels), blanks included."""
     mask, side, polarity = scene.look.mask, scene.side, scene.polarity
     found: list[Found] = []
-    usable = [c for c in scene.candidates if math.isfinite(c.side) and c.side >= 4]
+    usable = scene.readable
     # Regions and split regions first, then pip clusters, each phase in one pass of the
     # network (cheaper than one pass per candidate); a pip cluster on a die read already is
     # not looked at.

@@ -34,6 +34,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.detect import Candidate
 from vision.face_net import CLASSES, DEFAULT_MODEL, INPUT_SIDE, to_input
 from vision.lab import net_training
 from vision.lab.net_training import dataset_images, fit, relit, square_around
@@ -71,6 +72,11 @@ def _sample(scene: Scene, center: tuple[float, float], side: float, label: int,
     return Sample(crop, side, label, group)
 
 
+def _candidate_sample(scene: Scene, cand: Candidate, label: int, group: str) -> Sample:
+    """A candidate cut at the side the pipeline straightens it at."""
+    return _sample(scene, cand.center, candidate_side(cand, scene.side), label, group)
+
+
 def label_centres(rec: dict) -> list[tuple[float, float, int, float | None]]:
     """(x, y, value, whole-die box side or None) of each labelled die, in image pixels."""
     out = []
@@ -97,9 +103,7 @@ def dataset_samples(dataset: Path, half: str, log=print) -> list[Sample]:
         labels = [(x * scene.scale, y * scene.scale, v, own * scene.scale if own else None)
                   for x, y, v, own in label_centres(rec)]
         group = rec["source"].split("/")[0]
-        for cand in scene.candidates:
-            if not math.isfinite(cand.side) or cand.side < 4:
-                continue
+        for cand in scene.readable:
             dists = [math.dist(cand.center, (x, y)) / s for x, y, _, _ in labels]
             nearest = int(np.argmin(dists)) if dists else -1
             if nearest >= 0 and dists[nearest] <= NEAR:
@@ -108,8 +112,7 @@ def dataset_samples(dataset: Path, half: str, log=print) -> list[Sample]:
                 label = 0
             else:
                 continue
-            side = candidate_side(cand, scene.side)
-            samples.append(_sample(scene, cand.center, side, label, group))
+            samples.append(_candidate_sample(scene, cand, label, group))
         for x, y, v, own in labels:
             side = own if own and 0.7 * scene.side <= own <= 1.4 * scene.side else scene.side
             samples.append(_sample(scene, (x, y), side, v, group))
@@ -144,12 +147,10 @@ def print_samples(seeds=PRINT_SEEDS) -> list[Sample]:
     samples: list[Sample] = []
     for seed in seeds:
         scene = prepare(print_scene(seed))
-        usable = [c for c in scene.candidates if math.isfinite(c.side) and c.side >= 4]
+        usable = scene.readable
         rng = np.random.default_rng(seed)
         for k in rng.permutation(len(usable))[:PRINT_PER_SCENE]:
-            cand = usable[int(k)]
-            samples.append(_sample(scene, cand.center, candidate_side(cand, scene.side), 0,
-                                   "print"))
+            samples.append(_candidate_sample(scene, usable[int(k)], 0, "print"))
     return samples
 
 
