@@ -327,6 +327,61 @@ def test_4d_a_turned_square_is_read_turned_though_two_dice_land_where_dice_lay(
     assert next_square(view) == facing(moved, 1)  # Ana faces a 6, a 2 locked from her
 
 
+@pytest.mark.parametrize("corrected_by", ["scoreboard", "button"])
+def test_4d_a_rotation_corrected_by_hand_renumbers_the_dice(
+        towers: Callable[..., Tower], corrected_by: str) -> None:
+    """Ben turns the square counter-clockwise after his move; a quarter either way shows the
+    same faces, so the tower takes the engine's clockwise, and the game master corrects it on
+    the scoreboard (or Ben presses the stop button). The dice have not moved: only their
+    numbering follows, so Ana's next move (the square turned counter-clockwise again) is read
+    as she made it."""
+    tower = towers("4d", ["Ana", "Ben"], {"target": 40}, seed=35,
+                   habits=replace(Habits.clean(), present=0.0))
+    tower.start()
+    spots = tower.tray.square([2, 5, 2, 1])
+
+    def lay(faces: list[int], quarter: int, off: tuple[int, ...] = (),
+            verdict: str = "accepted") -> None:
+        """The die of position p on the spot of position p + quarter (turned clockwise);
+        the ``off`` positions' dice set down a few millimetres from their spot."""
+        dice = []
+        for position, face in enumerate(faces):
+            spot = spots[(position + quarter) % 4]
+            x, y = spot.center
+            if position in off:
+                x, y = x + 9.0, y - 7.0
+            dice.append(simulated.PlacedDie(face, (x, y), spot.angle, "roll"))
+        tower.tray.place(dice, frames=3)
+        assert tower.verdict(frames=30) == (verdict, ""), tower.log[-3:]
+
+    lay([2, 5, 2, 1], 0)
+    lay([2, 5, 2, 5], 0, off=(3,))  # Ben: his right die 1 -> 5, the square still to turn
+    # ... then turned counter-clockwise: 5-2-5-2 either way, so the engine's clockwise stays
+    # (no new input: the tracker follows the dice).
+    lay([2, 5, 2, 5], 3, verdict="nothing")
+    assert tower.view()["last_move"]["rotate"] == "cw"
+    if corrected_by == "button":
+        tower.tower.press("stop")
+    else:
+        board = tower.board
+        assert board is not None
+        board.login()
+        last = tower.store.snapshot()["last_input"]
+        status, answer = board.post("api/admin/correct",
+                                    {"faces": last["faces"], "rotate": "ccw"})
+        assert status == 200, answer
+    view = tower.view()
+    assert view["last_move"]["rotate"] == "ccw"
+    faces = faces_by_position(view)
+    near = int(view["square"]["near"]["pos"])
+    assert faces[near] == 5
+    faces[near] = 4  # Ana: the die she faces 5 -> 4, and the square counter-clockwise again
+    lay(faces, 2)
+    view = tower.view()
+    assert view["last_move"]["player"] == 0 and view["last_move"]["rotate"] == "ccw"
+    assert faces_by_position(view) == faces
+
+
 # ------------------------------------------------------------------------- the camera
 
 

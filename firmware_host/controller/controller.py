@@ -68,9 +68,13 @@ class Controller:
         self.watcher = SettleWatcher(self._read_frozen, hold=hold, agree=agree,
                                      empty_tray=empty)
         self.square = SquareTracker()
+        # The camera loop judges by the tracker and moves it; a rotation corrected by hand
+        # (another thread) renumbers it, never in the middle of a reading's judgement.
+        self._square_lock = threading.RLock()
         self.origins = Origins()
         self._lock = threading.RLock()
         self._recorded = threading.local()
+        self._tracking = threading.local()  # .camera: this thread's change is a reading's
         self._notice: dict[str, Any] | None = None
         self._status = "ready"
         self.link = CameraLink(camera, on_down=self._camera_failed, on_back=self._camera_back,
@@ -143,9 +147,7 @@ class Controller:
                 last = snapshot.get("last_input") or {}
                 turned = last.get("rotate", DEFAULT_ROTATION)
                 other = next(r for r in ROTATIONS if r != turned)
-                if self._rotate_last(other):
-                    # The dice lie where they lay: only their numbering follows the engine.
-                    self.square.renumber(turned, other)
+                self._rotate_last(other)  # the listener renumbers the dice (`_changed`)
             else:
                 self.store.apply({"type": "stop"})
         except (RuleError, StoreError) as exc:
@@ -200,7 +202,8 @@ class Controller:
             return None
         outcome = self.watcher.feed(frame)
         if outcome is not None:
-            self._handle(outcome)
+            with self._square_lock:
+                self._handle(outcome)
         return outcome
 
     # ------------------------------------------------------------------ readings
@@ -270,7 +273,11 @@ class Controller:
             elif call.correction is not None:
                 self.store.correct_last(call.correction["faces"])
             elif call.rotation is not None:
-                self._rotate_last(call.rotation)
+                self._tracking.camera = True  # the tracker follows it from the dice below
+                try:
+                    self._rotate_last(call.rotation)
+                finally:
+                    self._tracking.camera = False
         except (RuleError, StoreError) as exc:
             self._refuse(Call.refuse("refused", reason=messages.reason_of(exc)), outcome)
             return
@@ -316,13 +323,11 @@ class Controller:
             return self.square.judge(dice, view)
         return judge_421(dice, view, self.profile)
 
-    def _rotate_last(self, rotation: str) -> bool:
-        """Make the last move's rotation ``rotation``; whether that changed anything."""
+    def _rotate_last(self, rotation: str) -> None:
+        """Make the last move's rotation ``rotation`` (if it is a move, turned otherwise)."""
         last = self.store.snapshot().get("last_input") or {}
         if last.get("type") == "turn" and last.get("rotate", DEFAULT_ROTATION) != rotation:
             self.store.correct_last(list(last["faces"]), rotate=rotation)
-            return True
-        return False
 
     def _refuse(self, call: Call, outcome: Outcome) -> None:
         code = call.refusal or "refused"
@@ -365,6 +370,8 @@ class Controller:
         if kind == "new_game":
             self.square.reset()
             self.watcher.reset()
+        if kind == "correct" and not getattr(self._tracking, "camera", False):
+            self._follow_rotation(action)
         if kind in ("event", "correct", "new_game"):
             show_game(self.tower, self._view(), action.get("effects", []))
         if kind == "pause" and not action.get("paused"):
@@ -373,6 +380,19 @@ class Controller:
             self._resume_paying()
         self.dispenser.wake()
         self._publish_tower()
+
+    def _follow_rotation(self, action: dict[str, Any]) -> None:
+        """A 4D move's rotation changed by hand (the stop button, the scoreboard), the dice
+        untouched: only their numbering follows the engine, or the next move would be read
+        a half turn off."""
+        replaced = action.get("replaced") or {}
+        new = action.get("rotate")
+        if replaced.get("type") != "turn" or new is None:
+            return
+        old = replaced.get("rotate", DEFAULT_ROTATION)
+        if old != new:
+            with self._square_lock:
+                self.square.renumber(old, new)
 
     # ------------------------------------------------------------------ tokens
 

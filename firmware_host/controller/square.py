@@ -213,8 +213,8 @@ class SquareTracker:
         return {p for p in range(4) if math.dist(self.places[p], points[at_spot[p]]) <= reach}
 
     def renumber(self, old: str, new: str) -> None:
-        """The last move's rotation became ``new`` instead of ``old`` (the stop button), the
-        dice untouched: number their spots as the engine now does."""
+        """The last move's rotation became ``new`` instead of ``old`` (the stop button, the
+        scoreboard), the dice untouched: number their spots as the engine now does."""
         if self.places is None:
             return
         shift = (QUARTERS[new] - QUARTERS[old]) % 4

@@ -229,6 +229,9 @@ class GameStore:
             last = game.history[-1]["event"]
             if last.get("type") not in CORRECTABLE_EVENTS:
                 raise StoreError("last_not_a_throw", kind=last.get("type"))
+            # Journaled with the correction: what the game master replaced, and what a
+            # listener needs to follow it (the square's numbering follows its rotation).
+            action["replaced"] = dict(last)
             corrected = {**last, "faces": list(faces)}
             if keep is not None:
                 corrected["keep"] = list(keep)
