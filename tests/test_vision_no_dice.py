@@ -16,6 +16,9 @@ import pytest
 
 import vision
 
+# The face network learns print as "no face" from pages of other fonts and words
+# (`vision.lab.print_scenes`: slanted, script, plain and small faces, never these four upright
+# ones), so these scenes judge it on print it has not seen.
 FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,
          cv2.FONT_HERSHEY_TRIPLEX)
 # Large print only: (font scale, stroke) where a letter is about as large as a die.
@@ -27,12 +30,6 @@ MENU = ("Biere pression", "Pastis", "Cafe", "Croque monsieur", "Frites", "Soda",
         "Planche")
 MAX_UNSURE = 2  # unsure "dice" on a scene with none: tolerable only if rare
 
-#: Scenes `read_dice` still gets wrong, as "test[scene]": strict xfails, so that a fix that
-#: makes one pass fails the suite until its entry goes. The face network has learnt print as
-#: "no face" from pages of other fonts and words (`vision.lab.print_scenes`:
-#: slanted, script, plain and small faces; never these four upright ones), so these scenes
-#: judge it on print it has not seen.
-KNOWN_GAPS: dict[str, str] = {}
 
 
 def prose(font: int, scale: float, stroke: int, seed: int) -> np.ndarray:
@@ -123,23 +120,14 @@ def reading(name: str) -> tuple[vision.Die, ...]:
     return tuple(vision.read_dice(SCENES[name]))
 
 
-def _cases(test: str) -> list:
-    out = []
-    for name in SCENES:
-        reason = KNOWN_GAPS.get(f"{test}[{name}]")
-        marks = [pytest.mark.xfail(strict=True, reason=f"read_dice: {reason}")] if reason else []
-        out.append(pytest.param(name, marks=marks, id=name))
-    return out
-
-
-@pytest.mark.parametrize("name", _cases("test_no_die_has_a_value"))
+@pytest.mark.parametrize("name", SCENES)
 def test_no_die_has_a_value(name: str) -> None:
     valued = [(d.value, tuple(round(c) for c in d.center)) for d in reading(name)
               if d.value is not None]
     assert valued == []
 
 
-@pytest.mark.parametrize("name", _cases("test_unsure_dice_are_rare"))
+@pytest.mark.parametrize("name", SCENES)
 def test_unsure_dice_are_rare(name: str) -> None:
     assert sum(d.value is None for d in reading(name)) <= MAX_UNSURE
 

@@ -27,21 +27,6 @@ DARK_PIPS = [name for name, (body, pips, _) in COLOUR_COMBOS.items() if sum(pips
 LIGHT_PIPS = [name for name in COLOUR_COMBOS if name not in DARK_PIPS]
 
 
-#: Trays `read_dice` still gets wrong, with the fault seen. They
-#: stay strict: when a fix makes one pass, the suite says so and its entry must go.
-KNOWN_GAPS: dict[str, str] = {}
-
-
-def cases(test: str, values) -> list:
-    """`values` for parametrize, those listed in KNOWN_GAPS for `test` marked strict xfail."""
-    marked = []
-    for value in values:
-        reason = KNOWN_GAPS.get(f"{test}[{value}]")
-        marks = [pytest.mark.xfail(strict=True, reason=f"read_dice: {reason}")] if reason else []
-        marked.append(pytest.param(value, marks=marks))
-    return marked
-
-
 def match(readings: Sequence[vision.Die], shot: RenderedTray) -> list[str]:
     """Problems of `readings` against the truth; empty when the reading is right.
 
@@ -141,13 +126,13 @@ def test_light_and_dark_pips(combo: str) -> None:
     read_and_check(shot, f"{combo} dice: {again}")
 
 
-@pytest.mark.parametrize("seed", cases("touching_dice", range(300, 304)))
+@pytest.mark.parametrize("seed", range(300, 304))
 def test_touching_dice(seed: int) -> None:
     shot, again = tray(seed, 6, touching=2)
     read_and_check(shot, f"touching pairs: {again}")
 
 
-@pytest.mark.parametrize("seed", cases("a_cocked_die_is_reported_unsure", range(400, 404)))
+@pytest.mark.parametrize("seed", range(400, 404))
 def test_a_cocked_die_is_reported_unsure(seed: int) -> None:
     shot, again = tray(seed, 4, cocked=1)
     readings = read_and_check(shot, f"one die leaning on another: {again}")
@@ -160,13 +145,13 @@ def test_an_empty_tray_reads_no_dice(floor: str) -> None:
     assert vision.read_dice(shot.image) == []
 
 
-@pytest.mark.parametrize("seed", cases("a_hand_over_the_tray_is_not_a_die", range(500, 504)))
+@pytest.mark.parametrize("seed", range(500, 504))
 def test_a_hand_over_the_tray_is_not_a_die(seed: int) -> None:
     shot, again = tray(seed, 4, hand=True)
     read_and_check(shot, f"a hand-like blob: {again}")
 
 
-@pytest.mark.parametrize("seed", cases("mixed_trays", range(600, 610)))
+@pytest.mark.parametrize("seed", range(600, 610))
 def test_mixed_trays(seed: int) -> None:
     # Everything at once: random floors, colours, sizes, a touching pair, JPEG compression.
     n_dice = int(np.random.default_rng(seed).integers(2, 8))
