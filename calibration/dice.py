@@ -171,7 +171,9 @@ def learn(
         least = min(g[0] for g in good)
         plateau = sorted((g for g in good if g[0] <= least + 1e-9), key=lambda g: g[1])
         middle = math.sqrt(plateau[0][1] * plateau[-1][1])
-        _, _, best_profile, best = min(plateau, key=lambda g: abs(math.log(g[1] / middle)))
+        chosen = min(plateau, key=lambda g: abs(math.log(g[1] / middle)))
+        if steady_size(chosen[1], sorted(trials), {g[1] for g in good}):
+            _, _, best_profile, best = chosen
     # Pip polarity, when the read dice agree on it: kept if it reads no worse (it is faster:
     # the other polarity is not looked for).
     if measures and max(votes) >= POLARITY_VOTE * len(measures):
@@ -192,6 +194,16 @@ def learn(
     key = (best_profile.die_side, best_profile.pip_polarity, tuple(best_profile.dice_colors))
     return DiceFindings(best_profile, best, start, sides, groups, votes, len(cache),
                         cache[key][1])
+
+
+def steady_size(side: float, tried: Sequence[float], good: set[float]) -> bool:
+    """Whether the sizes tried next to ``side``, one on each side, read better than the
+    reader's own size too. The right size is no knife's edge: a step either way reads nearly
+    as well. A size that alone reads better fits these few throws by chance (a die or two
+    more on one throw: readings of crowded trays swing that much when the scale moves by a
+    few percent), and a profile holding it reads the tray's other pictures no better."""
+    k = list(tried).index(side)
+    return 0 < k < len(tried) - 1 and tried[k - 1] in good and tried[k + 1] in good
 
 
 def replace_profile(profile: Profile, **changes: object) -> Profile:

@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 import pytest
 
+from calibration import dice as dice_step
 from calibration.agreement import agreement
 from calibration.dice import two_sizes
 from calibration.tray import find_tray, parse_tray, propose_zones
@@ -258,6 +259,29 @@ def test_two_sizes_only_for_two_clear_groups() -> None:
     assert two_sizes([30, 31, 29, 30, 60, 61, 59]) is not None
     assert two_sizes([30, 31, 29, 30, 33, 28, 32]) is None
     assert two_sizes([30, 31, 29, 30, 30, 29, 45]) is None  # one odd die is no second set
+
+
+@pytest.mark.parametrize(("reads_all", "kept"), [
+    (lambda side: 22.0 <= side <= 29.0, 25.0),  # three sizes of the ladder in a row
+    (lambda side: abs(side - 25.0) < 0.05, None),  # one size alone: a knife's edge
+])
+def test_a_die_size_is_kept_only_when_the_sizes_beside_it_read_as_well(
+        monkeypatch: pytest.MonkeyPatch, reads_all, kept: float | None) -> None:
+    """The reader (faked) reads all three dice of each throw at the sizes ``reads_all``
+    allows, two of them otherwise; their outlines measure 20 px, so the ladder tried is
+    16, 18, 20, 22.4, 25, 28 and 32 px."""
+
+    def read(image: np.ndarray, profile: Profile | None = None) -> list[Die]:
+        side = profile.die_side if profile is not None else None
+        count = 3 if side is not None and reads_all(side) else 2
+        return [Die(4, (30.0 + 40 * k, 30.0), ((20.0 + 40 * k, 20.0), (40.0 + 40 * k, 20.0),
+                                                (40.0 + 40 * k, 40.0), (20.0 + 40 * k, 40.0)),
+                    0.9) for k in range(count)]
+
+    monkeypatch.setattr(dice_step, "read_dice", read)
+    images = [np.full((100, 160, 3), 200, np.uint8) for _ in range(3)]
+    findings = dice_step.learn(images, [3, 3, 3], Profile())
+    assert findings.profile.die_side == kept
 
 
 def test_agreement_counts_against_the_dice_thrown() -> None:
