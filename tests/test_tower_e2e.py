@@ -571,12 +571,12 @@ def test_refused_throws_move_nothing_and_the_game_goes_on(towers: Callable[..., 
     tower.finish()
 
 
-@pytest.mark.xfail(strict=True, reason="a die bounced onto the rim, half out of the picture, "
-                   "is found with its visible half inside the roll zone and read as cocked: "
-                   "the throw is refused, but the players are told a die is cocked")
+# Seeds whose bounced die lies half out of the picture with its visible half's middle inside
+# the roll zone (the die then read as cocked before the rim was looked for).
+@pytest.mark.parametrize("seed", [52, 55, 57])
 def test_a_die_bounced_out_of_the_tray_is_a_wrong_dice_count(
-        towers: Callable[..., Tower]) -> None:
-    tower = towers("classique-10", ["Ana", "Ben"], {"pot": 5}, seed=52, habits=Habits.clean())
+        towers: Callable[..., Tower], seed: int) -> None:
+    tower = towers("classique-10", ["Ana", "Ben"], {"pot": 5}, seed=seed, habits=Habits.clean())
     tower.start()
     tower.tray.throw([5, 3, 2], outside=1)
     _refused(tower, {"dice_count"})

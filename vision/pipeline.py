@@ -86,8 +86,18 @@ def read_dice(
         check_lean(kept, scene)
     dice = [scene.placed(k.die) for k in kept]
     if profile and profile.zones:
-        dice = [d for d in dice if profile.in_zones(d.center)]
+        dice = [d for d, k in zip(dice, kept, strict=True)
+                if profile.in_zones(d.center) and not _on_the_rim(d, k.cand, profile)]
     return dice
+
+
+def _on_the_rim(die: Die, cand: Candidate, profile: Profile) -> bool:
+    """Whether an unsure die is cut by the edge of what is read and reaches beyond the zones:
+    a die bounced onto the tray's rim, half out of view. Its visible part's middle may lie
+    just inside a zone, but no die of the throw lies partly out of the picture, so it is
+    left out (the throw's count then says a die is missing) rather than read as cocked."""
+    return (die.value is None and cand.touches_border
+            and not all(profile.in_zones(corner) for corner in die.corners))
 
 
 def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
