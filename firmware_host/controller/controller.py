@@ -33,10 +33,9 @@ from firmware_host.controller.journal import Dispense, Journal
 from firmware_host.controller.referee import Call, judge_421, zone_of
 from firmware_host.controller.replay import Origins, last_throw, replay_journal
 from firmware_host.controller.settle import Outcome, SettleWatcher, same_reading
-from firmware_host.controller.square import SquareTracker
+from firmware_host.controller.square_keeper import SquareKeeper
 from firmware_host.controller.tower_lights import show_game
 from firmware_host.rules import RuleError
-from firmware_host.rules.fourd import DEFAULT_ROTATION, ROTATIONS
 from firmware_host.scoreboard.store import GameStore, StoreError
 from vision import Die, Profile, annotate, read_dice
 
@@ -67,14 +66,10 @@ class Controller:
         empty = profile.background_image() if profile is not None else None
         self.watcher = SettleWatcher(self._read_frozen, hold=hold, agree=agree,
                                      empty_tray=empty)
-        self.square = SquareTracker()
-        # The camera loop judges by the tracker and moves it; a rotation corrected by hand
-        # (another thread) renumbers it, never in the middle of a reading's judgement.
-        self._square_lock = threading.RLock()
+        self.square = SquareKeeper(store)
         self.origins = Origins()
         self._lock = threading.RLock()
         self._recorded = threading.local()
-        self._tracking = threading.local()  # .camera: this thread's change is a reading's
         self._notice: dict[str, Any] | None = None
         self._status = "ready"
         self.link = CameraLink(camera, on_down=self._camera_failed, on_back=self._camera_back,
@@ -144,10 +139,7 @@ class Controller:
                 if not self.journal.dispenses(("doubt",)):  # else the game master counts first
                     self.resume()
             elif view.get("game") == "4d":
-                last = snapshot.get("last_input") or {}
-                turned = last.get("rotate", DEFAULT_ROTATION)
-                other = next(r for r in ROTATIONS if r != turned)
-                self._rotate_last(other)  # the listener renumbers the dice (`_changed`)
+                self.square.turn_back()  # the listener renumbers the dice (`_changed`)
             else:
                 self.store.apply({"type": "stop"})
         except (RuleError, StoreError) as exc:
@@ -202,7 +194,7 @@ class Controller:
             return None
         outcome = self.watcher.feed(frame)
         if outcome is not None:
-            with self._square_lock:
+            with self.square.lock:
                 self._handle(outcome)
         return outcome
 
@@ -273,16 +265,12 @@ class Controller:
             elif call.correction is not None:
                 self.store.correct_last(call.correction["faces"])
             elif call.rotation is not None:
-                self._tracking.camera = True  # the tracker follows it from the dice below
-                try:
-                    self._rotate_last(call.rotation)
-                finally:
-                    self._tracking.camera = False
+                self.square.rotate_last(call.rotation, seen=True)
         except (RuleError, StoreError) as exc:
             self._refuse(Call.refuse("refused", reason=messages.reason_of(exc)), outcome)
             return
         if view.get("game") == "4d" and (call.accepted or call.correction or call.rotation):
-            self.square.accept_call(outcome.dice, call)
+            self.square.accept(outcome.dice, call)
         action_id = getattr(self._recorded, "id", 0)  # the action this thread just recorded
         jpeg = self._publish(outcome, call)
         self._judged = outcome.dice
@@ -322,12 +310,6 @@ class Controller:
         if view.get("game") == "4d":
             return self.square.judge(dice, view)
         return judge_421(dice, view, self.profile)
-
-    def _rotate_last(self, rotation: str) -> None:
-        """Make the last move's rotation ``rotation`` (if it is a move, turned otherwise)."""
-        last = self.store.snapshot().get("last_input") or {}
-        if last.get("type") == "turn" and last.get("rotate", DEFAULT_ROTATION) != rotation:
-            self.store.correct_last(list(last["faces"]), rotate=rotation)
 
     def _refuse(self, call: Call, outcome: Outcome) -> None:
         code = call.refusal or "refused"
@@ -370,8 +352,8 @@ class Controller:
         if kind == "new_game":
             self.square.reset()
             self.watcher.reset()
-        if kind == "correct" and not getattr(self._tracking, "camera", False):
-            self._follow_rotation(action)
+        if kind == "correct":
+            self.square.follow(action)
         if kind in ("event", "correct", "new_game"):
             show_game(self.tower, self._view(), action.get("effects", []))
         if kind == "pause" and not action.get("paused"):
@@ -380,19 +362,6 @@ class Controller:
             self._resume_paying()
         self.dispenser.wake()
         self._publish_tower()
-
-    def _follow_rotation(self, action: dict[str, Any]) -> None:
-        """A 4D move's rotation changed by hand (the stop button, the scoreboard), the dice
-        untouched: only their numbering follows the engine, or the next move would be read
-        a half turn off."""
-        replaced = action.get("replaced") or {}
-        new = action.get("rotate")
-        if replaced.get("type") != "turn" or new is None:
-            return
-        old = replaced.get("rotate", DEFAULT_ROTATION)
-        if old != new:
-            with self._square_lock:
-                self.square.renumber(old, new)
 
     # ------------------------------------------------------------------ tokens
 
