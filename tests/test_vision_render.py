@@ -20,6 +20,7 @@ from vision.lab.render import (
     random_tray,
     render_tray,
 )
+from vision.lab.render_draw import Camera, draw_die, light_vector
 
 QUIET = {"noise_sigma": 0.0, "blur_sigma": 0.0, "gradient": 0.0, "vignette": 0.0, "gloss": 0.0}
 
@@ -158,6 +159,18 @@ def test_dice_off_centre_show_a_side_face_toward_the_image_centre() -> None:
     assert xs.min() < corners[:, 0].min() - 5  # a side face between the top and the centre
     assert ys.min() < corners[:, 1].min() - 5
     assert xs.max() <= corners[:, 0].max() + 1.5  # nothing beyond the top on the far side
+
+
+def test_a_side_face_seen_edge_on_leaves_no_nan() -> None:
+    # Off-centre by this much, a side face of this die is seen nearly edge-on: a sliver under
+    # a pixel wide, onto which the texture's homography is near singular.
+    die = DieSpec(1, (334.3656734518672, 262.4786001009749), 40.0, 59.0358153833092,
+                  (200, 228, 238), (30, 28, 30))
+    spec = TraySpec(640, 480, "felt", dice=(die,), light_azimuth_deg=200.0,
+                    light_elevation_deg=65.0, gloss=0.08, camera_height=None)
+    img = np.full((480, 640, 3), 100.0, np.float32)
+    draw_die(img, die, Camera(640, 480, None), light_vector(spec), spec.gloss)
+    assert not np.isnan(img).any()
 
 
 def test_shadow_falls_away_from_the_light() -> None:

@@ -352,6 +352,9 @@ def draw_die(
             premul *= _highlight(size, top_px - offset, light, gloss)[..., None]
         a = cv2.warpPerspective(alpha, homography, **warp)
         p = cv2.warpPerspective(pips * alpha, homography, **warp)
+        # A side face seen nearly edge-on maps onto a sliver through a near-singular
+        # homography, whose warp leaves NaN at a few pixels: they take nothing of that face.
+        premul, a, p = (np.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0) for x in (premul, a, p))
         colour = colour * (1 - a[..., None]) + premul
         pip_cover = np.maximum(pip_cover, p)
 
