@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from calibration.agreement import Agreement, agreement
+from calibration.dice import measure
 from calibration.tray import lightness
 from vision import Die, Profile, read_dice
 
@@ -122,11 +123,16 @@ def advise(
     if result.over or result.stray:
         advice.append("a cleaner tray: things that are no dice are read (crumbs, marks, a "
                       "coaster); wipe it and calibrate again")
-    if floor_colour is not None and profile.dice_colors:
-        nearest = min(float(np.linalg.norm(np.subtract(c, floor_colour)))
-                      for c in profile.dice_colors)
+    # The dice's colours: the profile's, or else those of the dice read here (a profile
+    # checked without its dice's part has none, and pale dice on a pale tray are the case).
+    colours = list(profile.dice_colors) or [
+        measure(image, die)[0] for image, dice in zip(images, readings, strict=True)
+        for die in dice if die.value is not None]
+    if floor_colour is not None and colours:
+        nearest = min(float(np.linalg.norm(np.subtract(c, floor_colour))) for c in colours)
         if nearest < LOW_CONTRAST:
-            advice.append("other dice: these dice are nearly the colour of the tray")
+            advice.append("other dice or another tray: these dice are nearly the colour of "
+                          "the tray")
     if result.missing and not advice:
         advice.append("other dice or more light: dice are missed")
     return advice

@@ -27,13 +27,14 @@ SEED = 11
 
 def _throws(folder: Path, *, seed: int = SEED, throws: int = 4, dice: int = 3,
             layout: TrayLayout | None = None, empty: bool = True,
-            suffix: str = "") -> list[list[int]]:
+            suffix: str = "", **tray: str) -> list[list[int]]:
     """Photos of a simulated tray in ``folder``: the empty tray, then ``throws`` throws of
-    ``dice`` dice; the faces of each throw, in file order."""
+    ``dice`` dice; the faces of each throw, in file order. ``tray``: the dice's colours and
+    the floor, if not the simulated tray's own."""
     from calibration.sources import still_image
 
     folder.mkdir(parents=True, exist_ok=True)
-    tray = SimulatedTray(seed=seed, layout=layout)
+    tray = SimulatedTray(seed=seed, layout=layout, **tray)
     camera = SimulatedCamera(tray)
     camera.open()
     if empty:
@@ -80,11 +81,28 @@ def test_from_images_writes_a_profile_that_read_uses(
     assert any(p.startswith("4-check") for p in previews)
     notes = json.loads((tmp_path / "tray.calibration.json").read_text())
     assert notes["expect"] == 3 and notes["check"]["with_profile"]["expected"] == 3
+    assert "worth fixing" not in out  # ivory dice on green felt: nothing to warn of
     # The profile in use: every throw read right through `dicetower read --profile`.
     images = [str(folder / f"throw-{k}.png") for k in range(len(faces))]
     assert main(["read", "--profile", str(target), "--json", *images]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [sorted(d["value"] for d in line["dice"]) for line in lines] == faces
+
+
+@pytest.mark.parametrize(("seed", "saved"), [(0, True), (3, False)])
+def test_dice_nearly_the_colour_of_the_tray_are_named_as_what_to_fix(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], seed: int, saved: bool) -> None:
+    # Ivory dice on white paper: the check throws may read well (saved, with a warning:
+    # later throws may read worse) or not (refused); either way the colours are named.
+    folder = tmp_path / "pale"
+    _throws(folder, seed=seed, throws=6, colours="ivory/black", floor="paper")
+    code, out, err = _calibrate(capsys, "--from-images", str(folder), "--expect", "3",
+                                "--profile", str(tmp_path / "pale.json"))
+    assert code == (0 if saved else 1), err
+    said = "worth fixing all the same: " if saved else "To fix: "
+    (line,) = [line for line in out.splitlines() if said in line]
+    assert "nearly the colour of the tray" in line
+    assert (tmp_path / "pale.json").exists() == saved
 
 
 def test_rerun_updates_in_place_and_keeps_a_backup(

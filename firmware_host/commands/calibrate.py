@@ -215,6 +215,10 @@ def _finish(outcome: Any, target: Path, args: argparse.Namespace, ui: Any,
         if kind.startswith("backup"):
             ui.say(f"  previous profile kept: {path}")
     ui.say(f"  previews: {written['previews']}")
+    if check.advice:
+        # The check throws read well, but what makes a reading fragile still tells: dice
+        # nearly the tray's colour read the next throws worse than the check's few.
+        ui.say("  worth fixing all the same: " + "; ".join(check.advice))
     if outcome.light:
         ui.say("  light chosen: " + ", ".join(f"{k} {v:g}" for k, v in outcome.light.items())
                + f" (kept in {written['notes'].name})")

@@ -423,9 +423,12 @@ class CalibrationJob:
         backup = next((str(p) for k, p in written.items() if k == f"backup of {self.target.name}"),
                       None)
         self.ui.say(f"Profile written: {written['profile']}")
+        if check.advice:
+            self.ui.say("Worth fixing all the same: " + "; ".join(check.advice))
         return {"outcome": "saved", "path": str(written["profile"]), "backup": backup,
                 "previews": str(written["previews"]), "chosen": notes["chosen"],
-                "sure": round(check.sure, 3), "light": outcome.light, **counts}
+                "sure": round(check.sure, 3), "light": outcome.light,
+                "advice": list(check.advice), **counts}
 
     def _ring(self) -> tuple[Any, float | None]:
         """The ring light the light step may sweep, and its level now (None: off)."""
