@@ -123,19 +123,23 @@ def advise(
     if result.over or result.stray:
         advice.append("a cleaner tray: things that are no dice are read (crumbs, marks, a "
                       "coaster); wipe it and calibrate again")
-    # The dice's colours: the profile's, or else those of the dice read here (a profile
-    # checked without its dice's part has none, and pale dice on a pale tray are the case).
-    colours = list(profile.dice_colors) or [
-        measure(image, die)[0] for image, dice in zip(images, readings, strict=True)
-        for die in dice if die.value is not None]
-    if floor_colour is not None and colours:
-        nearest = min(float(np.linalg.norm(np.subtract(c, floor_colour))) for c in colours)
-        if nearest < LOW_CONTRAST:
-            advice.append("other dice or another tray: these dice are nearly the colour of "
-                          "the tray")
+    if floor_colour is not None and _blend_in(images, readings, profile, floor_colour):
+        advice.append("other dice or another tray: these dice are nearly the colour of the "
+                      "tray")
     if result.missing and not advice:
         advice.append("other dice or more light: dice are missed")
     return advice
+
+
+def _blend_in(images: Sequence[np.ndarray], readings: Sequence[Sequence[Die]],
+              profile: Profile, floor: tuple[float, float, float]) -> bool:
+    """Whether some dice colour is within LOW_CONTRAST of the tray's ``floor`` colour: the
+    profile's colours, or else those of the dice read (a profile checked without its dice's
+    part has none, and pale dice on a pale tray are the case to tell)."""
+    colours = list(profile.dice_colors) or [
+        measure(image, die)[0] for image, dice in zip(images, readings, strict=True)
+        for die in dice if die.value is not None]
+    return any(float(np.linalg.norm(np.subtract(c, floor))) < LOW_CONTRAST for c in colours)
 
 
 def floor_colour(empty: np.ndarray | None) -> tuple[float, float, float] | None:
