@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -126,6 +128,96 @@ def test_a_reading_gives_only_values_the_network_makes_possible(monkeypatch) -> 
         value = combined.combined_reading(patch, None, probs).value
         assert value is None or value in possible
     assert outside > 200  # readers often proposed values the network rules out
+
+
+class _TurnedNet:
+    """A face network that gives ``turned`` for every view it is shown (the patch turned
+    and mirrored), and counts the views."""
+
+    def __init__(self, turned: np.ndarray) -> None:
+        self.turned, self.views = turned, 0
+
+    def probabilities(self, patches: list[np.ndarray]) -> np.ndarray:
+        self.views += len(patches)
+        return np.stack([self.turned] * len(patches))
+
+
+@pytest.mark.parametrize(("mine", "net", "turned", "face", "expected"), [
+    (_mine(None), _net(4, 0.995), _net(4, 0.995), _face(None), 4),  # sure every way
+    (_mine(None), _net(4, 0.995), _net(4, 0.97), _face(None), None),  # ... not when turned
+    (_mine(None), _net(4, 0.995), _net(5, 0.995), _face(None), None),  # ... another value
+    (_mine(None), _net(4, 0.98), _net(4, 0.995), _face(None), None),  # not sure untouched
+    (_mine(None), _net(1, 0.999), _net(1, 0.999), _face(None), None),  # never a one
+    (_mine(None), _net(4, 0.995), _net(4, 0.995), _face(3), None),  # a reader reads a three
+    (_mine(3), _net(4, 0.995), _net(4, 0.995), _face(None), None),  # ... the built-in one
+])
+def test_the_network_alone_reads_a_die_only_when_sure_of_it_turned_every_way(
+    monkeypatch, mine: PipReading, net: np.ndarray, turned: np.ndarray, face: FaceReading,
+    expected: int | None,
+) -> None:
+    fake = _TurnedNet(turned)
+    monkeypatch.setattr(combined, "default_net", lambda: fake)
+    monkeypatch.setattr(combined, "read_pips", lambda *a, **k: mine)
+    monkeypatch.setattr(combined, "read_face", lambda *a, **k: face)
+    monkeypatch.setattr(combined, "read_pip_colour", lambda *a, **k: _mine(None))
+    monkeypatch.setattr(combined, "pips_alike", lambda *a, **k: True)
+    reading = combined.combined_reading(np.full((72, 72, 3), 230, np.uint8), None, net)
+    assert reading.value == expected
+    if expected is not None:
+        assert fake.views == 4  # three turns and the mirror image
+        assert reading.confidence == pytest.approx(0.995)
+        assert reading.fit is not None and reading.fit.value == expected
+    elif float(net.max()) < combined.NET_ALONE:
+        assert fake.views == 0  # a network not that sure untouched is not asked again
+
+
+def test_the_network_alone_reads_nothing_when_the_caller_says_so(monkeypatch) -> None:
+    fake = _TurnedNet(_net(4, 0.995))
+    monkeypatch.setattr(combined, "default_net", lambda: fake)
+    monkeypatch.setattr(combined, "read_pips", lambda *a, **k: _mine(None))
+    monkeypatch.setattr(combined, "read_face", lambda *a, **k: _face(None))
+    monkeypatch.setattr(combined, "read_pip_colour", lambda *a, **k: _mine(None))
+    patch = np.full((72, 72, 3), 230, np.uint8)
+    assert combined.combined_reading(patch, None, _net(4, 0.995)).value == 4
+    reading = combined.combined_reading(patch, None, _net(4, 0.995), alone=False)
+    assert reading.value is None and reading.reason in vision.REASONS
+
+
+@pytest.mark.parametrize("turn", range(1, 8))
+def test_the_belief_of_no_face_is_the_same_however_the_patch_is_turned(turn: int) -> None:
+    # A patch of a rendered die, half hidden under the tray's edge (so no clear belief either
+    # way), turned and mirrored as a photo's copies would show it.
+    from vision.lab.render import DieSpec, TraySpec, render_tray
+
+    shot = render_tray(TraySpec(dice=(DieSpec(5, (60, 60), 40, 20.0, (200, 40, 40),
+                                              (250, 250, 250)),)), seed=3)
+    patch = straightening.straighten(shot.image, (52.0, 52.0), 0.0, 40.0)[0]
+    turned = patch[:, ::-1] if turn >= 4 else patch
+    turned = np.ascontiguousarray(np.rot90(turned, turn % 4))
+    net = vision.face_net.default_net()
+    own, seen = net.probabilities([patch, turned])[:, 0]
+    assert combined.no_face_every_way(turned, float(seen)) == pytest.approx(
+        combined.no_face_every_way(patch, float(own)), abs=1e-5)
+
+
+@pytest.mark.parametrize(("own", "others", "blank"), [
+    (0.95, 0.80, False),  # sure of no face as cut, not turned: a die's face half seen
+    (0.85, 0.95, True),   # not quite sure as cut, sure every other way: a blank
+    (0.95, 0.95, True),
+])
+def test_an_unsure_die_is_a_blank_only_when_no_face_is_sure_every_way(
+    monkeypatch, own: float, others: float, blank: bool
+) -> None:
+    monkeypatch.setattr(combined, "default_net", lambda: _TurnedNet(_net(0, others)))
+    cand = Candidate((36.0, 36.0), (48.0, 48.0), 0.0, False, "body")
+    die = vision.Die(None, cand.center, tuple(map(tuple, cand.corners())), 0.2, "not a pip face")
+    patch = np.full((72, 72, 3), 230, np.uint8)
+    found = scene_reading.Found(die, (1, 0.0), cand.center, cand, own, patch)
+    assert found.blank() is blank
+    # A die with a value is never a blank.
+    read = scene_reading.Found(replace(die, value=3, reason=None), (0, -1.0), cand.center, cand,
+                               own, patch)
+    assert not read.blank()
 
 
 @pytest.mark.parametrize("mine", [_unread(_FOUR), _mine(3)], ids=["no value", "a three"])

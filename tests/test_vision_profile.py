@@ -100,7 +100,7 @@ def test_an_empty_tray_of_another_size_is_a_clear_error(tmp_path) -> None:
         vision.read_dice(image, vision.Profile(background=str(small)))
 
 
-@pytest.mark.parametrize("seed", [508, 524])
+@pytest.mark.parametrize("seed", [524, 529])
 def test_an_unsure_die_of_no_dice_colour_is_no_die(seed: int) -> None:
     # A hand over the tray may leave an unsure "die" on its fingers that the face network
     # takes for a face (most it does not); the dice's colours tell it apart. Real dice keep

@@ -128,7 +128,7 @@ def test_a_region_read_whole_and_split_is_two_dice_when_both_parts_read(
     scene = scene_reading.Scene(look, pipeline.Source(work, 1.0), 1.0, 40.0, [whole, *parts], None)
     values = {whole.center: 2, parts[0].center: parts_read[0], parts[1].center: parts_read[1]}
 
-    def read(mask, cand, side, polarity, view):
+    def read(mask, cand, side, polarity, view, alone=True):
         return _found(cand, values[cand.center])
 
     class Net:
@@ -157,7 +157,10 @@ def test_an_unsure_die_is_read_again_at_other_sizes(
     cand = Candidate((50.0, 50.0), (40.0, 40.0), 0.0, False, "body")
     work = np.zeros((100, 100, 3), np.uint8)
 
-    def read(mask, cand, side, polarity, view):
+    asked_alone = []
+
+    def read(mask, cand, side, polarity, view, alone=True):
+        asked_alone.append(alone)
         return _found(cand, by_factor.get(round(view.side / 40.0, 2)))
 
     class Net:
@@ -170,6 +173,8 @@ def test_an_unsure_die_is_read_again_at_other_sizes(
     found = scene_reading.read_resized(pipeline.Source(work, 1.0), np.zeros((100, 100), np.uint8),
                                    cand, 40.0, None, view)
     assert (found.die.value if found else None) == expected
+    # A patch cut larger takes in a neighbour: the network's value never stands alone there.
+    assert asked_alone and not any(asked_alone)
 
 
 @pytest.mark.parametrize(("net", "reads"), [
@@ -182,7 +187,7 @@ def test_sizes_the_network_rules_out_are_not_read(monkeypatch, net, reads: int) 
     work = np.zeros((100, 100, 3), np.uint8)
     calls = []
 
-    def read(mask, cand, side, polarity, view):
+    def read(mask, cand, side, polarity, view, alone=True):
         calls.append(view.side)
         return _found(cand, None)
 

@@ -40,10 +40,14 @@ NET_AGREE = 0.5
 # readers may settle it.
 NET_DOUBT = 0.2
 LIKELY = 0.05
+# How sure the network must be of a value (never a one) in the patch, in its three quarter
+# turns and in its mirror image, to read a die no pip reader reads at all.
+NET_ALONE = 0.99
 
 
 def combined_reading(
-    patch: np.ndarray, polarity: str | None, probs: np.ndarray | None = None
+    patch: np.ndarray, polarity: str | None, probs: np.ndarray | None = None,
+    *, alone: bool = True,
 ) -> PipReading:
     """Read a straightened patch with independent readers and keep only what they support.
 
@@ -57,14 +61,16 @@ def combined_reading(
     is at least NET_AGREE sure of a one and the built-in reader finds a one's pip alone in the
     middle of a clean face (a die seen at a slant shows a side face's pips beside it), or
     when the network is at least NET_READ sure of it and pips found by either pip reader sit
-    on that face's grid. The pips of a face of few pips must look alike, unless
+    on that face's grid. A die no pip reader reads at all takes the network's value alone
+    only when it is NET_ALONE sure of it in the patch, turned three ways and mirrored, and it
+    is not a one (``alone=False``: never). The pips of a face of few pips must look alike, unless
     the network is NET_SURE sure of the value and the face reader finds it too.
     """
     if probs is None:
         probs = default_net().probabilities([patch])[0]
     # The face reader runs only where the rule asks for it, and at most once.
     face = functools.cache(lambda: read_face(patch, float(PATCH_SIDE), polarity))
-    reading = _opinions(patch, polarity, probs, face)
+    reading = _opinions(patch, polarity, probs, face, alone)
     # Unlike pips mean a side face's pip joined the top face's, unless every reader, the
     # network NET_SURE sure, sees that face (blurred or marbled pips look uneven too).
     if not pips_alike(patch, reading) and not (
@@ -76,7 +82,7 @@ def combined_reading(
 
 def _opinions(
     patch: np.ndarray, polarity: str | None, probs: np.ndarray,
-    face: Callable[[], FaceReading],
+    face: Callable[[], FaceReading], alone: bool = True,
 ) -> PipReading:
     net = int(np.argmax(probs))
     sure = float(probs[net])
@@ -116,8 +122,50 @@ def _opinions(
         if fit is not None and fit.value == net:
             return replace(mine, value=net, confidence=sure, reason=None, fit=fit,
                            pips=tuple((float(x), float(y), float(r)) for x, y, r in pips))
+    # No pip reader reads the die at all: the network's value stands alone only when it holds
+    # every way the patch is turned (never for a one: a round letter is a one every way).
+    if (alone and sure >= NET_ALONE and net != 1 and not outvoted and seen.value is None
+            and coloured.value is None):
+        held = min(sure, _sure_turned(patch, net))
+        if held >= NET_ALONE:
+            # No pips to place the face by: the face is taken as the patch's middle square.
+            centre = (PATCH_SIDE * PATCH_SCALE / 2.0,) * 2
+            fit = LayoutFit(net, PATCH_SIDE / FACE_PER_PITCH, 0.0, 0.0, centre)
+            return replace(mine, value=net, confidence=held, reason=None, fit=fit, pips=())
     reason = seen.reason if seen.value is None and seen.reason else "not a pip face"
     return replace(mine, reason=mine.reason or reason, confidence=min(0.3, sure))
+
+
+def _sure_turned(patch: np.ndarray, value: int) -> float:
+    """How sure the face network is of ``value`` at the least over the patch turned by a
+    quarter, a half and three quarters, and mirrored.
+
+    A die's face reads the same however it is turned, and the network, trained on dice at
+    every angle, reads it so; a half-seen face or a pattern on the tray seldom keeps one value
+    that surely in all four views. (One pass of the network, only for the few dice no pip
+    reader reads.)"""
+    return float(default_net().probabilities(other_views(patch)[:4])[:, value].min())
+
+
+def other_views(patch: np.ndarray) -> list[np.ndarray]:
+    """The patch turned by a quarter, a half and three quarters, mirrored, and mirrored and
+    turned: with the patch itself, every way a turned or mirrored photo can show the die."""
+    views = [np.rot90(patch, k) for k in (1, 2, 3)]
+    mirrored = patch[:, ::-1]
+    views += [mirrored] + [np.rot90(mirrored, k) for k in (1, 2, 3)]
+    return [np.ascontiguousarray(v) for v in views]
+
+
+def no_face_every_way(patch: np.ndarray, no_face: float) -> float:
+    """The face network's belief that ``patch`` shows no die face (``no_face`` as cut),
+    averaged over the patch and its seven `other_views`.
+
+    Whether an unsure "die" is dropped as a blank is decided on this: the same patch turned
+    by a quarter gives the network another belief by a few points, and a decision made on
+    one view came and went with the photo's turns. The mean over all eight is the same
+    however the photo is turned or mirrored."""
+    others = default_net().probabilities(other_views(patch))[:, 0]
+    return float((no_face + others.sum()) / (1 + len(others)))
 
 
 def _from_face(face: FaceReading, mine: PipReading) -> PipReading:

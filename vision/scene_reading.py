@@ -22,6 +22,7 @@ from vision.combined import (
     combined_reading,
     likely_values,
     net_vouches,
+    no_face_every_way,
     possible_values,
 )
 from vision.detect import Candidate, Look
@@ -104,7 +105,18 @@ class Found:
     rank: tuple  # lower is kept first
     center: tuple[float, float]  # working pixels
     cand: Candidate  # what was read
-    no_face: float = 0.0  # the face network's belief that no die face is there
+    no_face: float = 0.0  # the face network's belief that no die face is there, as cut
+    patch: np.ndarray | None = None  # an unsure die's straightened patch
+
+    def blank(self) -> bool:
+        """Whether this is an unsure "die" the network is NET_NO_FACE sure shows no die face,
+        the patch seen every way it can be turned or mirrored (`no_face_every_way`): a
+        fingertip, a speck, a mark on the tray."""
+        if self.die.value is not None:
+            return False
+        if self.patch is None:
+            return self.no_face >= NET_NO_FACE
+        return no_face_every_way(self.patch, self.no_face) >= NET_NO_FACE
 
 
 def read_scene(scene: Scene) -> list[Found]:
@@ -184,13 +196,15 @@ def same_die(point: tuple[float, float], found: Found, side: float) -> bool:
 
 def read_candidate(
     mask: np.ndarray, cand: Candidate, side: float, polarity: str | None, view: View,
+    *, alone: bool = True,
 ) -> Found | None:
     """One straightened candidate as a die: read when the readers agree on a value whose pips
     lie on a die, unsure with a reason when it is a die they do not settle, None when it is
-    no die (pips with no die body, a pip cluster that does not read)."""
+    no die (pips with no die body, a pip cluster that does not read).
+    ``alone``: whether the face network's value may stand alone (`combined_reading`)."""
     die_side, patch, back = view.side, view.patch, view.back
     use_own = die_side != side
-    reading = combined_reading(patch, polarity, view.probs)
+    reading = combined_reading(patch, polarity, view.probs, alone=alone)
     h, w = mask.shape
     if reading.value is not None and reading.fit is not None:
         fit = reading.fit
@@ -232,7 +246,7 @@ def read_candidate(
               tuple((float(x), float(y)) for x, y in corners),
               float(np.clip(reading.confidence, 0.0, 1.0)), reason, likely_values(view.probs))
     return Found(die, (1 if cand.source == "body" else 2, 0.0), die.center, cand,
-                 float(view.probs[0]))
+                 float(view.probs[0]), patch)
 
 
 def read_resized(
@@ -254,7 +268,9 @@ def read_resized(
     for trial, values in zip(trials, possible, strict=True):
         if not values:
             continue
-        found = read_candidate(mask, cand, side, polarity, trial)
+        # The network alone reads no die here: a patch cut larger takes in a neighbour's face,
+        # which it may read surely every way (a die leaning on this one).
+        found = read_candidate(mask, cand, side, polarity, trial, alone=False)
         if found is None or found.die.value is None:
             continue
         if found.die.value < MIN_RESIZED_VALUE or (first and found.die.value != first.die.value):
