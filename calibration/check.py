@@ -137,7 +137,7 @@ def _blend_in(images: Sequence[np.ndarray], readings: Sequence[Sequence[Die]],
     profile's colours, or else those of the dice read (a profile checked without its dice's
     part has none, and pale dice on a pale tray are the case to tell)."""
     colours = list(profile.dice_colors) or [
-        measure(image, die)[0] for image, dice in zip(images, readings, strict=True)
+        measure(image, die, profile)[0] for image, dice in zip(images, readings, strict=True)
         for die in dice if die.value is not None]
     return any(float(np.linalg.norm(np.subtract(c, floor))) < LOW_CONTRAST for c in colours)
 

@@ -2,7 +2,8 @@
 
 A reading, step by step; each step's details live in the module named:
 
-1. normalise the input: dtype and channels (`vision.image_io.as_bgr`);
+1. normalise the input: dtype and channels (`vision.image_io.as_bgr`), and its brightness
+   (`vision.exposure`: a dim picture brought up to the brightness later thresholds are set for);
 2. the tray: with a profile, only the part around its zones is read, and its empty tray is
    the floor (`vision.profile`);
 3. the die size: the profile's, or measured on a small copy (`vision.detect.quick_die_side`);
@@ -37,6 +38,8 @@ from vision.detect import (
     quick_die_side,
     quick_size,
 )
+from vision.exposure import exposed
+from vision.exposure import gain as exposure_gain
 from vision.face_net import default_net
 from vision.image_io import as_bgr
 from vision.lean_net import check_lean
@@ -105,7 +108,7 @@ def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
 
     A profile's zones limit the work to the part of the image around them, and its empty
     tray replaces the modelled floor."""
-    bgr = as_bgr(image)
+    bgr = as_read(image, profile)
     shape = bgr.shape[:2]
     box = profile.zone_box(shape) if profile else (0, 0, shape[1], shape[0])
     x0, y0, x1, y1 = box
@@ -132,6 +135,19 @@ def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
     return Scene(seen, source, scale, side_found, candidates,
                  profile.pip_polarity if profile else None, sized=side is not None,
                  offset=(x0, y0), input_size=(shape[1], shape[0]))
+
+
+def as_read(image: np.ndarray, profile: Profile | None = None) -> np.ndarray:
+    """``image`` as a reading sees it: checked, in BGR, and a dim one brought up
+    (`vision.exposure`). With a profile's empty tray, a frame is read as it is: it is compared
+    with the tray pixel by pixel, in the light calibration chose and locked for both (and a
+    dark tray is no dim picture: the dice on it may be the brightest things in view). What
+    is measured on a read image to be compared later with what the reader sees (the dice
+    colours of a profile) is measured on this."""
+    bgr = as_bgr(image)
+    if profile is not None and profile.background_image() is not None:
+        return bgr
+    return exposed(bgr, exposure_gain(bgr))
 
 
 def _read(scene: Scene) -> list[Found]:
