@@ -196,8 +196,8 @@ def test_the_belief_of_no_face_is_the_same_however_the_patch_is_turned(turn: int
     turned = np.ascontiguousarray(np.rot90(turned, turn % 4))
     net = vision.face_net.default_net()
     own, seen = net.probabilities([patch, turned])[:, 0]
-    assert combined.no_face_every_way(turned, float(seen)) == pytest.approx(
-        combined.no_face_every_way(patch, float(own)), abs=1e-5)
+    beliefs = combined.no_face_every_way([patch, turned], [float(own), float(seen)])
+    assert beliefs[1] == pytest.approx(beliefs[0], abs=1e-5)
 
 
 @pytest.mark.parametrize(("own", "others", "blank"), [
@@ -213,11 +213,11 @@ def test_an_unsure_die_is_a_blank_only_when_no_face_is_sure_every_way(
     die = vision.Die(None, cand.center, tuple(map(tuple, cand.corners())), 0.2, "not a pip face")
     patch = np.full((72, 72, 3), 230, np.uint8)
     found = scene_reading.Found(die, (1, 0.0), cand.center, cand, own, patch)
-    assert found.blank() is blank
+    assert (scene_reading.without_blanks([found]) == []) is blank
     # A die with a value is never a blank.
     read = scene_reading.Found(replace(die, value=3, reason=None), (0, -1.0), cand.center, cand,
                                own, patch)
-    assert not read.blank()
+    assert scene_reading.without_blanks([read]) == [read]
 
 
 @pytest.mark.parametrize("mine", [_unread(_FOUR), _mine(3)], ids=["no value", "a three"])

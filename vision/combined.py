@@ -147,6 +147,10 @@ def _sure_turned(patch: np.ndarray, value: int) -> float:
     return float(default_net().probabilities(other_views(patch)[:4])[:, value].min())
 
 
+# A patch and its seven turned and mirrored copies (`other_views`).
+EVERY_WAY = 8
+
+
 def other_views(patch: np.ndarray) -> list[np.ndarray]:
     """The patch turned by a quarter, a half and three quarters, mirrored, and mirrored and
     turned: with the patch itself, every way a turned or mirrored photo can show the die."""
@@ -156,16 +160,20 @@ def other_views(patch: np.ndarray) -> list[np.ndarray]:
     return [np.ascontiguousarray(v) for v in views]
 
 
-def no_face_every_way(patch: np.ndarray, no_face: float) -> float:
-    """The face network's belief that ``patch`` shows no die face (``no_face`` as cut),
+def no_face_every_way(patches: list[np.ndarray], no_faces: list[float]) -> np.ndarray:
+    """The face network's belief that each patch shows no die face (``no_faces``: as cut),
     averaged over the patch and its seven `other_views`.
 
     Whether an unsure "die" is dropped as a blank is decided on this: the same patch turned
     by a quarter gives the network another belief by a few points, and a decision made on
     one view came and went with the photo's turns. The mean over all eight is the same
-    however the photo is turned or mirrored."""
-    others = default_net().probabilities(other_views(patch))[:, 0]
-    return float((no_face + others.sum()) / (1 + len(others)))
+    however the photo is turned or mirrored. Every patch's views go through the network in
+    one pass (OpenCV sets the network up anew for each new batch size)."""
+    if not patches:
+        return np.zeros(0)
+    views = [view for patch in patches for view in other_views(patch)]
+    others = default_net().probabilities(views)[:, 0].reshape(len(patches), EVERY_WAY - 1)
+    return (np.asarray(no_faces, np.float64) + others.sum(axis=1)) / EVERY_WAY
 
 
 def _from_face(face: FaceReading, mine: PipReading) -> PipReading:

@@ -44,7 +44,7 @@ from vision.face_net import default_net
 from vision.image_io import as_bgr
 from vision.lean_net import check_lean
 from vision.profile import Profile
-from vision.scene_reading import Found, Scene, read_scene
+from vision.scene_reading import Found, Scene, read_scene, without_blanks
 from vision.straightening import Source, patch_source, straighten, working_copy
 from vision.types import Die
 
@@ -154,7 +154,7 @@ def _read(scene: Scene) -> list[Found]:
     """One reading per die of a prepared scene (working pixels)."""
     kept = close_up(read_scene(scene), scene)
     # Blanks stay until here: in a close-up, they are the pips of one large die.
-    kept = [k for k in kept if not k.blank()]
+    kept = without_blanks(kept)
     if not scene.look.hue:
         # With no hue to tell shade by, shade stays in the foreground (`vision.detect`): a
         # region with nothing inside it to read ("low contrast") is taken for the shade it

@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from vision.combined import (
+    EVERY_WAY,
     NET_SURE,
     combined_reading,
     likely_values,
@@ -108,15 +109,20 @@ class Found:
     no_face: float = 0.0  # the face network's belief that no die face is there, as cut
     patch: np.ndarray | None = None  # an unsure die's straightened patch
 
-    def blank(self) -> bool:
-        """Whether this is an unsure "die" the network is NET_NO_FACE sure shows no die face,
-        the patch seen every way it can be turned or mirrored (`no_face_every_way`): a
-        fingertip, a speck, a mark on the tray."""
-        if self.die.value is not None:
-            return False
-        if self.patch is None:
-            return self.no_face >= NET_NO_FACE
-        return no_face_every_way(self.patch, self.no_face) >= NET_NO_FACE
+
+def without_blanks(found: list[Found]) -> list[Found]:
+    """``found`` less its blanks: unsure "dice" the network is NET_NO_FACE sure show no die
+    face, their patch seen every way it can be turned or mirrored (`no_face_every_way`; as
+    cut, for a reading that kept no patch): a fingertip, a speck, a mark on the tray."""
+    # The mean over every view reaches NET_NO_FACE only if the patch as cut gives at least
+    # this (each other view gives at most 1): the rest need no turned views.
+    least = EVERY_WAY * NET_NO_FACE - (EVERY_WAY - 1)
+    turned = [f for f in found
+              if f.die.value is None and f.patch is not None and f.no_face >= least]
+    beliefs = dict(zip(map(id, turned), no_face_every_way(
+        [f.patch for f in turned], [f.no_face for f in turned]), strict=True))
+    return [f for f in found if f.die.value is not None
+            or beliefs.get(id(f), f.no_face) < NET_NO_FACE]
 
 
 def read_scene(scene: Scene) -> list[Found]:
