@@ -18,6 +18,7 @@ from calibration.agreement import Agreement, agreement
 from calibration.dice import measure
 from calibration.tray import lightness
 from vision import Die, Profile, read_dice
+from vision.pipeline import as_read
 
 DIM = 70  # mean lightness under which the light is called dim
 GLARE_LEVEL = 250  # a channel this bright is clipped
@@ -136,9 +137,13 @@ def _blend_in(images: Sequence[np.ndarray], readings: Sequence[Sequence[Die]],
     """Whether some dice colour is within LOW_CONTRAST of the tray's ``floor`` colour: the
     profile's colours, or else those of the dice read (a profile checked without its dice's
     part has none, and pale dice on a pale tray are the case to tell)."""
-    colours = list(profile.dice_colors) or [
-        measure(image, die, profile)[0] for image, dice in zip(images, readings, strict=True)
-        for die in dice if die.value is not None]
+    colours = list(profile.dice_colors)
+    if not colours:
+        for image, dice in zip(images, readings, strict=True):
+            read = [die for die in dice if die.value is not None]
+            if read:
+                seen = as_read(image, profile)  # once per picture, for all its dice
+                colours += [measure(seen, die)[0] for die in read]
     return any(float(np.linalg.norm(np.subtract(c, floor))) < LOW_CONTRAST for c in colours)
 
 

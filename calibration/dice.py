@@ -51,15 +51,12 @@ class DiceFindings:
     readings: list[list[Die]] = field(default_factory=list)  # the chosen profile's
 
 
-def measure(
-    image: np.ndarray, die: Die, profile: Profile | None = None
-) -> tuple[tuple[float, float, float], str]:
-    """(body colour in OpenCV 8-bit Lab, "dark" or "light" pips) of a die read in ``image``
-    with ``profile``: the median colour of its face is its body (pips cover at most a third
-    of it), and the pips lie on the side of the median where the lightness spreads further.
-    Measured on the image as the reader sees it (`vision.pipeline.as_read`: at the reading's
-    exposure), which is what a profile's dice colours are compared with."""
-    image = as_read(image, profile)
+def measure(image: np.ndarray, die: Die) -> tuple[tuple[float, float, float], str]:
+    """(body colour in OpenCV 8-bit Lab, "dark" or "light" pips) of a read die: the median
+    colour of its face is its body (pips cover at most a third of it), and the pips lie on
+    the side of the median where the lightness spreads further. ``image`` is the picture as
+    the reader saw it (`vision.pipeline.as_read`, at the reading's exposure), which is what a
+    profile's dice colours are compared with."""
     mask = np.zeros(image.shape[:2], np.uint8)
     centre = np.array(die.center, np.float32)
     corners = (np.array(die.corners, np.float32) - centre) * 0.85 + centre
@@ -137,7 +134,8 @@ def learn(
     if pair is not None:
         raise CalibrationError(f"dice of two sizes (about {pair[0]:.0f} and {pair[1]:.0f} px): "
                                "calibrate each set on its own, with --name for each")
-    measures = [measure(images[k], d, base) for k, d in read]
+    seen = [as_read(image, base) for image in images]
+    measures = [measure(seen[k], d) for k, d in read]
     colours = [m[0] for m in measures]
     dark = sum(m[1] == "dark" for m in measures)
     votes = (dark, len(measures) - dark)
