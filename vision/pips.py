@@ -28,7 +28,7 @@ PITCH_RANGE = (0.13, 0.45)
 # Pip radius / die side: small pips of a six up to the big single pip of a one.
 RADIUS_RANGE = (0.035, 0.2)
 ONE_RADIUS_RANGE = (0.06, 0.22)
-MIN_CONTRAST = 14.0  # weakest pip-to-body Lab difference worth reading
+MIN_CONTRAST = 10.0  # weakest pip-to-body Lab difference worth reading (dark dice: faint pips)
 MAX_CLUTTER = 0.04  # fraction of the face off the pips that may differ from the body
 MAX_UNEVEN = 0.15  # ... and that may differ a little (UNEVEN_DELTA) from it
 UNEVEN_DELTA = 12.0
