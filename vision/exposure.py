@@ -25,6 +25,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.histogram import level_of_share_u8
+
 # The dimmest of the photos the reader was made on: their brightest parts at 190 to 255.
 DIM = 190
 BRIGHTEST = 0.005  # share of the pixels allowed above the level measured (glints, clipping)
@@ -42,8 +44,7 @@ def bright_level(bgr: np.ndarray) -> int:
 
     Counted over every pixel, from a histogram: the image turned or mirrored has the same."""
     top = cv2.max(cv2.max(bgr[..., 0], bgr[..., 1]), bgr[..., 2])
-    counts = np.cumsum(cv2.calcHist([top], [0], None, [256], [0, 256]).ravel())
-    return int(np.searchsorted(counts, counts[-1] * (1.0 - BRIGHTEST)))
+    return level_of_share_u8(top, 1.0 - BRIGHTEST)
 
 
 def noise_level(bgr: np.ndarray) -> float:

@@ -26,3 +26,11 @@ def median_u8(image: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
                       for c in range(channels)]).cumsum(axis=1)
     # The first level whose count passes a rank is that rank's value.
     return ((below <= (n - 1) // 2).sum(axis=1) + (below <= n // 2).sum(axis=1)) / 2.0
+
+
+def level_of_share_u8(image: np.ndarray, share: float) -> int:
+    """The least level (0-255) that at least ``share`` of a one-channel uint8 image's pixels
+    stay at or below: its ``share`` quantile, counted by OpenCV and read off the counts."""
+    below = np.cumsum(cv2.calcHist([np.ascontiguousarray(image)], [0], None, [256],
+                                   [0, 256]).ravel())
+    return int(np.searchsorted(below, below[-1] * share))
