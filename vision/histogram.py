@@ -22,8 +22,7 @@ def median_u8(image: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         n = image.shape[0] * image.shape[1]
     if n == 0:
         raise ValueError("no pixels to take the median of")
-    below = np.stack([cv2.calcHist([image], [c], mask, [256], [0, 256]).ravel()
-                      for c in range(channels)]).cumsum(axis=1)
+    below = np.stack([_at_or_below(image, c, mask) for c in range(channels)])
     # The first level whose count passes a rank is that rank's value.
     return ((below <= (n - 1) // 2).sum(axis=1) + (below <= n // 2).sum(axis=1)) / 2.0
 
@@ -31,6 +30,11 @@ def median_u8(image: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
 def level_of_share_u8(image: np.ndarray, share: float) -> int:
     """The least level (0-255) that at least ``share`` of a one-channel uint8 image's pixels
     stay at or below: its ``share`` quantile, counted by OpenCV and read off the counts."""
-    below = np.cumsum(cv2.calcHist([np.ascontiguousarray(image)], [0], None, [256],
-                                   [0, 256]).ravel())
+    below = _at_or_below(np.ascontiguousarray(image), 0)
     return int(np.searchsorted(below, below[-1] * share))
+
+
+def _at_or_below(image: np.ndarray, channel: int, mask: np.ndarray | None = None) -> np.ndarray:
+    """How many pixels of one channel (where ``mask`` is set) lie at or below each of the 256
+    levels, counted by OpenCV."""
+    return cv2.calcHist([image], [channel], mask, [256], [0, 256]).ravel().cumsum()
