@@ -110,3 +110,45 @@ def test_with_an_empty_tray_frames_are_read_as_they_are(tmp_path) -> None:
     # A dim frame read with such a profile is read as it is too.
     dim = exposure.exposed(shot.image, 0.5)
     assert exposure.gain(dim) > 1.0 and pipeline.as_read(dim, profile) is dim
+
+
+def _overexposed_square(floor_level: int, seed: int = 0) -> np.ndarray:
+    """Lab: a light floor with a little texture, and a white square clipped at the ceiling."""
+    rng = np.random.default_rng(seed)
+    image = np.full((200, 260, 3), floor_level, np.float32)
+    image += rng.normal(0.0, 2.0, image.shape).astype(np.float32)
+    image = np.clip(image, 0, 255).astype(np.uint8)
+    image[80:120, 110:150] = 255
+    return cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
+
+
+def test_a_white_die_clipped_on_a_light_floor_is_foreground() -> None:
+    from vision.detect import MIN_THRESHOLD, foreground
+
+    lab = _overexposed_square(245)
+    # What shows of the square against the floor is under every threshold: only the
+    # ceiling tells the square is brighter than that.
+    shown = int(lab[100, 130, 0]) - int(np.median(lab[:60, :, 0]))
+    assert 0 < shown < MIN_THRESHOLD
+    mask = foreground(lab)
+    assert cv2.countNonZero(mask[85:115, 115:145]) == 30 * 30
+    assert cv2.countNonZero(mask[:60]) == 0  # the floor's own texture stays floor
+
+
+def test_at_a_floor_that_is_itself_at_the_ceiling_nothing_is_foreground() -> None:
+    from vision.detect import foreground
+
+    assert cv2.countNonZero(foreground(_overexposed_square(255))) == 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_white_dice_on_light_wood_overexposed_read(seed: int) -> None:
+    # The light clips both the dice and much of the floor: what shows of a die against the
+    # floor falls under the foreground's threshold, and without the ceiling the dice
+    # melted into the wood (one of these four trays read).
+    rng = np.random.default_rng(seed)
+    dice = tuple(DieSpec(int(v), (120.0 + 130 * k, 150.0 + 40 * (k % 2)), 46,
+                         float(rng.uniform(0, 90))) for k, v in enumerate(rng.integers(1, 7, 3)))
+    shot = render_tray(TraySpec(480, 320, "wood", floor_bgr=(200, 228, 240), dice=dice,
+                                exposure=1.35), seed)
+    assert sorted(d.value for d in vision.read_dice(shot.image)) == sorted(d.value for d in dice)
