@@ -572,13 +572,16 @@ def test_refused_throws_move_nothing_and_the_game_goes_on(towers: Callable[..., 
 
 
 # Seeds whose bounced die lies half out of the picture with its visible half's middle inside
-# the roll zone (the die then read as cocked before the rim was looked for).
-@pytest.mark.parametrize("seed", [52, 55, 57])
+# the roll zone: the die was read as cocked before the rim was looked for (52, 55, 57), and,
+# a two with one pip in view, read as a one and the throw accepted (109, 110, 112).
+@pytest.mark.parametrize(("seed", "faces"), [(52, [5, 3, 2]), (55, [5, 3, 2]), (57, [5, 3, 2]),
+                                             (109, [2, 6, 5]), (110, [2, 6, 5]),
+                                             (112, [2, 6, 5])])
 def test_a_die_bounced_out_of_the_tray_is_a_wrong_dice_count(
-        towers: Callable[..., Tower], seed: int) -> None:
+        towers: Callable[..., Tower], seed: int, faces: list[int]) -> None:
     tower = towers("classique-10", ["Ana", "Ben"], {"pot": 5}, seed=seed, habits=Habits.clean())
     tower.start()
-    tower.tray.throw([5, 3, 2], outside=1)
+    tower.tray.throw(faces, outside=1)
     _refused(tower, {"dice_count"})
 
 

@@ -18,7 +18,8 @@ A reading, step by step; each step's details live in the module named:
 8. the unsure: an unsure "die" of none of the profile's dice colours is none
    (`Profile.dice_coloured`), and a read die leaning on another is cocked
    (`vision.lean_net.check_lean`);
-9. the dice in the input's pixels, those outside the profile's zones left out.
+9. the dice in the input's pixels, those outside the profile's zones left out, and those cut
+   by the edge of what is read that reach beyond them (a die on the tray's rim).
 
 Anything that does not fit a face layout is reported unsure with a reason.
 """
@@ -95,12 +96,12 @@ def read_dice(
 
 
 def _on_the_rim(die: Die, cand: Candidate, profile: Profile) -> bool:
-    """Whether an unsure die is cut by the edge of what is read and reaches beyond the zones:
-    a die bounced onto the tray's rim, half out of view. Its visible part's middle may lie
-    just inside a zone, but no die of the throw lies partly out of the picture, so it is
-    left out (the throw's count then says a die is missing) rather than read as cocked."""
-    return (die.value is None and cand.touches_border
-            and not all(profile.in_zones(corner) for corner in die.corners))
+    """Whether a die is cut by the edge of what is read and reaches beyond the zones: a die
+    bounced onto the tray's rim, half out of view. Its visible part's middle may lie just
+    inside a zone, but no die of the throw lies partly out of the picture, so it is left
+    out (the throw's count then says a die is missing) rather than read as cocked, or read
+    by the pips that show: half a two is a one."""
+    return cand.touches_border and not all(profile.in_zones(corner) for corner in die.corners)
 
 
 def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
