@@ -12,6 +12,7 @@ import pytest
 import vision
 import vision.pipeline as pipeline
 from vision import exposure
+from vision.detect import MIN_THRESHOLD, foreground
 from vision.lab.render import DieSpec, TraySpec, random_tray, render_tray
 
 
@@ -123,8 +124,6 @@ def _overexposed_square(floor_level: int, seed: int = 0) -> np.ndarray:
 
 
 def test_a_white_die_clipped_on_a_light_floor_is_foreground() -> None:
-    from vision.detect import MIN_THRESHOLD, foreground
-
     lab = _overexposed_square(245)
     # What shows of the square against the floor is under every threshold: only the
     # ceiling tells the square is brighter than that.
@@ -136,8 +135,6 @@ def test_a_white_die_clipped_on_a_light_floor_is_foreground() -> None:
 
 
 def test_at_a_floor_that_is_itself_at_the_ceiling_nothing_is_foreground() -> None:
-    from vision.detect import foreground
-
     assert cv2.countNonZero(foreground(_overexposed_square(255))) == 0
 
 

@@ -114,13 +114,16 @@ def die_pixels(lab: np.ndarray, floor: np.ndarray | None = None,
     if has_hue(lab) if hue is None else hue:
         where = np.flatnonzero(mask > 0)  # numpy finds the set entries of a boolean array faster
         mask.reshape(-1)[where[_shadow(lab, floor, where)]] = 0
-    mask = cv2.bitwise_or(mask, _above_the_ceiling(lab, floor, noise))
+    above = _above_the_ceiling(lab, floor, noise)
+    if above is not None:
+        mask[above] = 255
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
 
 
-def _above_the_ceiling(lab: np.ndarray, floor: np.ndarray, noise: float) -> np.ndarray:
-    """Mask (uint8 0/255) of the white pixels at the ceiling of lightness (8-bit L of 255)
-    whose floor lies further below it than the image's typical distance to its floor.
+def _above_the_ceiling(lab: np.ndarray, floor: np.ndarray, noise: float) -> np.ndarray | None:
+    """Where (boolean) the white pixels at the ceiling of lightness (8-bit L of 255) lie
+    whose floor is further below it than the image's typical distance to its floor; None
+    when no pixel is at the ceiling (most frames: one pass of OpenCV tells).
 
     A pixel at the ceiling says only that the scene was at least that bright there: its
     distance to the floor is cut short, and in an overexposed picture a white die on a light
@@ -128,9 +131,10 @@ def _above_the_ceiling(lab: np.ndarray, floor: np.ndarray, noise: float) -> np.n
     below the ceiling than its own texture and noise (``noise``) does not reach the ceiling
     by itself, so such a pixel is brighter than its floor by more than it shows: a die, or
     glare, which the reader tells apart later. A floor at the ceiling itself tells nothing."""
+    if cv2.minMaxLoc(cv2.extractChannel(lab, 0))[1] < 255:
+        return None
     # numpy's comparisons, not OpenCV's: OpenCV takes a 1x1 image for a scalar.
-    above = (lab[..., 0] == 255) & (floor[..., 0] < 255.0 - noise)
-    return above.view(np.uint8) * np.uint8(255)
+    return (lab[..., 0] == 255) & (floor[..., 0] < 255.0 - noise)
 
 
 def has_hue(lab: np.ndarray) -> bool:
