@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from vision.components import components
+from vision.exposure import channel_noise
 from vision.histogram import median_u8
 
 # Floor model: a median over FLOOR_KERNEL pixels of the image reduced FLOOR_SCALE times, i.e.
@@ -26,6 +27,10 @@ FLOOR_KERNEL = 9
 # image's typical distance (the floor's own texture and noise), and at least MIN_THRESHOLD.
 NOISE_FACTOR = 3.0
 MIN_THRESHOLD = 18.0
+# The most pixel noise (levels of L, `exposure.channel_noise`) the foreground is measured
+# with: the working copies of the development photos of trays carry up to 1.8 (close-ups of
+# one die, with fine texture counted as noise, more).
+QUIET_NOISE = 2.0
 # Shade on the floor: lightness between these fractions of the floor's, with its hue (the sum
 # of the a, b differences, after scaling the floor's chroma alike, below SHADOW_CHROMA).
 SHADOW_RANGE = (0.45, 0.97)
@@ -90,6 +95,7 @@ def foreground(lab: np.ndarray, floor: np.ndarray | None = None,
 def die_pixels(lab: np.ndarray, floor: np.ndarray | None = None,
                hue: bool | None = None) -> np.ndarray:
     """`foreground` before its holes are filled: enough for the regions' outer outlines."""
+    lab = quieted(lab)
     h, w = lab.shape[:2]
     if floor is None:
         sw, sh = max(1, w // FLOOR_SCALE), max(1, h // FLOOR_SCALE)
@@ -118,6 +124,23 @@ def die_pixels(lab: np.ndarray, floor: np.ndarray | None = None,
     if above is not None:
         mask[above] = 255
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+
+
+def quieted(lab: np.ndarray) -> np.ndarray:
+    """``lab``, or when its noise is above QUIET_NOISE, a copy smoothed by the least Gaussian
+    that brings it there (a sigma of noise / (2 sqrt(pi) QUIET_NOISE) pixels: white noise
+    falls by that factor).
+
+    The foreground's threshold is three times the image's typical distance to its floor,
+    and independent pixel noise enters that distance whole: in a noisy picture the threshold
+    rises, the dice's own pixels fall under it here and there, and dice break up into
+    fragments or vanish. Noise is independent from pixel to pixel, a die's difference from
+    its floor is not, so a little smoothing removes the one and keeps the other. Only the
+    foreground is measured on it: the pips are read from the pixels as they are."""
+    noise = channel_noise(cv2.extractChannel(lab, 0))
+    if noise <= QUIET_NOISE:
+        return lab
+    return cv2.GaussianBlur(lab, (0, 0), noise / (2.0 * np.sqrt(np.pi) * QUIET_NOISE))
 
 
 def _above_the_ceiling(lab: np.ndarray, floor: np.ndarray, noise: float) -> np.ndarray | None:

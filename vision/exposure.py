@@ -34,8 +34,9 @@ BRIGHTEST = 0.005  # share of the pixels allowed above the level measured (glint
 # of trays carry up to 1.2, and readings of noisier images turn erratic under a gain.
 NOISE_CEILING = 2.0
 MAX_GAIN = 8.0
-# Immerkaer's noise mask: zero on flat and linear shading, so what it measures is noise.
-_NOISE_MASK = np.array([[1, -2, 1], [-2, 4, -2], [1, -2, 1]], np.float32)
+# Immerkaer's noise mask, [[1, -2, 1], [-2, 4, -2], [1, -2, 1]]: zero on flat and linear
+# shading, so what it measures is noise. It is this second difference across and down.
+_SECOND_DIFFERENCE = np.array([1, -2, 1], np.float32)
 
 
 def bright_level(bgr: np.ndarray) -> int:
@@ -49,14 +50,22 @@ def bright_level(bgr: np.ndarray) -> int:
 
 def noise_level(bgr: np.ndarray) -> float:
     """The standard deviation (levels) of a BGR image's noise, by Immerkaer's fast estimate
-    on its grey copy ("Fast noise variance estimation", 1996): the mean response to a mask
-    that flat areas and linear shading give nothing, scaled to a sigma. Edges and texture
-    add a little, so it errs on the noisy side."""
-    grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
-    h, w = grey.shape
+    (`channel_noise`) on its grey copy."""
+    return channel_noise(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY))
+
+
+def channel_noise(channel: np.ndarray) -> float:
+    """The standard deviation (levels) of the noise of one 8-bit channel, by Immerkaer's fast
+    estimate ("Fast noise variance estimation", 1996): the mean response to a mask that flat
+    areas and linear shading give nothing, scaled to a sigma. Edges and texture add a little,
+    so it errs on the noisy side."""
+    h, w = channel.shape[:2]
     if h < 3 or w < 3:
         return 0.0
-    response = cv2.filter2D(grey, cv2.CV_32F, _NOISE_MASK)[1:-1, 1:-1]
+    # Two passes of one dimension in 16-bit integers (|response| <= 16 x 255): exact, and
+    # four times faster than the 3x3 mask in floats.
+    response = cv2.sepFilter2D(channel, cv2.CV_16S, _SECOND_DIFFERENCE,
+                               _SECOND_DIFFERENCE)[1:-1, 1:-1]
     return float(np.sqrt(np.pi / 2.0) * cv2.norm(response, cv2.NORM_L1)
                  / (6.0 * (w - 2) * (h - 2)))
 
