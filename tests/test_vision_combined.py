@@ -44,6 +44,14 @@ def _net(value: int, sure: float) -> np.ndarray:
     return probs
 
 
+def _doubt(value: int, likeliest: int) -> np.ndarray:
+    """Face-network probabilities that prefer ``likeliest`` (0.45) but still give ``value``
+    0.3: a value doubted, not contradicted."""
+    probs = np.full(7, 0.05, np.float32)
+    probs[likeliest], probs[value] = 0.45, 0.3
+    return probs
+
+
 @pytest.mark.parametrize(("mine", "net", "face", "expected"), [
     (_mine(5), _net(5, 0.99), _face(None), 5),      # both readers give the value
     (_mine(2), _net(2, 0.5), _face(None), 2),       # ... however unsure the network is
@@ -55,8 +63,12 @@ def _net(value: int, sure: float) -> np.ndarray:
     (_mine(None), _net(4, 0.95), _face(4), 4),      # a sure network, confirmed by the pips
     (_mine(None), _net(4, 0.95), _face(None), None),  # ... not confirmed: unsure
     (_mine(None), _net(4, 0.95), _face(3), None),   # ... contradicted: unsure
-    (_mine(None), _net(1, 0.6), _face(1), 1),       # the face reader agrees: two readers
+    (_mine(None), _net(1, 0.85), _face(1), 1),      # the face reader agrees: two readers
     (_mine(None), _net(1, 0.4), _face(1), None),    # ... but the network is not half sure
+    (_mine(None), _net(1, 0.6), _face(1), None),    # ... a one read only 0.6 sure: unsure
+    (_mine(None), _net(3, 0.6), _face(3), 3),       # ... where a three of 0.6 stands
+    (_mine(2), _doubt(2, 3), _face(2), 2),          # a two doubted, found by both pip readers
+    (_mine(None), _net(2, 0.6), _face(2), None),    # ... by one, the network 0.6 sure: unsure
     (_unread(_FOUR), _net(4, 0.95), _face(None), 4),  # pips on a four's grid confirm a sure net
     (_unread(_FOUR), _net(4, 0.6), _face(None), None),  # ... not a network 0.6 sure
     (_mine(None), _net(0, 0.99), _face(2), None),   # no face at all
@@ -222,8 +234,9 @@ def test_an_unsure_die_is_a_blank_only_when_no_face_is_sure_every_way(
 
 @pytest.mark.parametrize("mine", [_unread(_FOUR), _mine(3)], ids=["no value", "a three"])
 @pytest.mark.parametrize(("net", "expected"), [
-    (_net(1, 0.6), 1),      # a half-sure network's one, found alone by the built-in reader
-    (_net(1, 0.4), None),   # ... not with a network less than half sure
+    (_net(1, 0.85), 1),     # a sure network's one, found alone by the built-in reader
+    (_net(1, 0.6), None),   # ... a one read only 0.6 sure is left unsure
+    (_net(1, 0.4), None),   # ... as it is with a network less than half sure
     (_net(2, 0.99), None),  # the lone-pip check is for a one only
 ])
 def test_a_one_beside_side_face_pips_needs_the_network_and_the_lone_pip(

@@ -43,6 +43,8 @@ LIKELY = 0.05
 # How sure the network must be of a value (never a one) in the patch, in its three quarter
 # turns and in its mirror image, to read a die no pip reader reads at all.
 NET_ALONE = 0.99
+# A face of this many pips or fewer stands only when the reading is at least NET_READ sure.
+FEW_PIPS = 2
 
 
 def combined_reading(
@@ -64,7 +66,9 @@ def combined_reading(
     on that face's grid. A die no pip reader reads at all takes the network's value alone
     only when it is NET_ALONE sure of it in the patch, turned three ways and mirrored, and it
     is not a one (``alone=False``: never). The pips of a face of few pips must look alike, unless
-    the network is NET_SURE sure of the value and the face reader finds it too.
+    the network is NET_SURE sure of the value and the face reader finds it too. A face of
+    FEW_PIPS pips or fewer read with a confidence under NET_READ is left unsure, unless both
+    pip readers find it.
     """
     if probs is None:
         probs = default_net().probabilities([patch])[0]
@@ -76,6 +80,17 @@ def combined_reading(
     if not pips_alike(patch, reading) and not (
             probs[reading.value] >= NET_SURE and face().value == reading.value):
         return replace(reading, value=None, reason="cocked", fit=None,
+                       confidence=min(0.3, reading.confidence))
+    # A face of one or two pips needs little to form: a pip lost to blur, compression or
+    # shade turns a two into a one and a four into a two, and a lone blob is a one. Read
+    # only half surely (the network in doubt) and by one pip reader, such a face is left
+    # unsure; both pip readers finding it settle it (a neighbour in the patch is what makes
+    # the network doubt a clear face).
+    if (reading.value is not None and reading.value <= FEW_PIPS
+            and reading.confidence < NET_READ
+            and not (face().value == reading.value
+                     and read_pips(patch, float(PATCH_SIDE), polarity).value == reading.value)):
+        return replace(reading, value=None, reason="not a pip face", fit=None,
                        confidence=min(0.3, reading.confidence))
     return reading
 
