@@ -176,3 +176,23 @@ def test_the_empty_tray_is_prepared_once_for_every_frame_alike(tmp_path) -> None
     lab = cv2.cvtColor(cv2.imread(empty), cv2.COLOR_BGR2Lab)
     assert np.array_equal(part, lab[50:250, 100:300])  # cut, not reduced: already that size
     assert vision.Profile().floor((480, 640), (0, 0, 640, 480), (320, 240)) is None
+
+
+@pytest.mark.parametrize(("value", "angle", "y", "x"), [
+    (2, 50, 466, 150), (4, 25, 461, 150), (4, 25, 461, 300), (4, 50, 461, 300),
+    (6, 50, 456, 150), (6, 50, 456, 300),
+])
+def test_a_die_half_out_of_the_picture_is_not_read_by_the_pips_in_view(
+        tmp_path, value: int, angle: float, y: float, x: float) -> None:
+    # A die bounced off the tray, its lower half below the picture's edge, beyond the zone:
+    # the pips in view form a smaller face (a four's two, a six's three), found as a pip
+    # cluster whose region does not touch the edge. Read, a throw of one die would have
+    # been taken for that smaller face.
+    die = DieSpec(value, (float(x), float(y)), 46, float(angle))
+    spec = TraySpec(640, 480, "felt", dice=(die,))
+    shot, empty = render_tray(spec, 3), render_tray(replace(spec, dice=()), 3).image
+    path = tmp_path / "empty.png"
+    cv2.imwrite(str(path), empty)
+    zone = [(16.0, 16.0), (452.0, 16.0), (452.0, 464.0), (16.0, 464.0)]
+    profile = vision.Profile(background=str(path), zones=[zone], pip_polarity="dark")
+    assert vision.read_dice(shot.image, profile) == []

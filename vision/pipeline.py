@@ -26,6 +26,7 @@ Anything that does not fit a face layout is reported unsure with a reason.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -90,18 +91,29 @@ def read_dice(
         check_lean(kept, scene)
     dice = [scene.placed(k.die) for k in kept]
     if profile and profile.zones:
-        dice = [d for d, k in zip(dice, kept, strict=True)
-                if profile.in_zones(d.center) and not _on_the_rim(d, k.cand, profile)]
+        box = profile.zone_box(image.shape[:2])
+        reach = scene.side / scene.scale / math.sqrt(2.0)  # half a die's diagonal, input px
+        dice = [d for d, k in zip(dice, kept, strict=True) if profile.in_zones(d.center)
+                and not _on_the_rim(d, k.cand, profile, box, reach)]
     return dice
 
 
-def _on_the_rim(die: Die, cand: Candidate, profile: Profile) -> bool:
-    """Whether a die is cut by the edge of what is read and reaches beyond the zones: a die
-    bounced onto the tray's rim, half out of view. Its visible part's middle may lie just
-    inside a zone, but no die of the throw lies partly out of the picture, so it is left
-    out (the throw's count then says a die is missing) rather than read as cocked, or read
-    by the pips that show: half a two is a one."""
-    return cand.touches_border and not all(profile.in_zones(corner) for corner in die.corners)
+def _on_the_rim(die: Die, cand: Candidate, profile: Profile,
+                box: tuple[int, int, int, int], reach: float) -> bool:
+    """Whether a die is cut by the edge of what is read (``box``: x0, y0, x1, y1 of the
+    input) and reaches beyond the zones: a die bounced onto the tray's rim, half out of
+    view. Its visible part's middle may lie just inside a zone, but no die of the throw lies
+    partly out of the picture, so it is left out (the throw's count then says a die is
+    missing) rather than read as cocked, or read by the pips that show: half a two is a
+    one. A die may be cut when its region touches the edge, or, read from its pips in view
+    (whose cluster lies inside, and whose face read may be smaller than the die), when its
+    middle lies nearer the edge than ``reach``, half a die's diagonal: however it is
+    turned, a die that far in is whole."""
+    x0, y0, x1, y1 = box
+    x, y = die.center
+    cut = cand.touches_border or not (x0 + reach <= x <= x1 - reach
+                                      and y0 + reach <= y <= y1 - reach)
+    return cut and not all(profile.in_zones(corner) for corner in die.corners)
 
 
 def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
