@@ -85,7 +85,8 @@ def combined_reading(
     # shade turns a two into a one and a four into a two, and a lone blob is a one. Read
     # only half surely (the network in doubt) and by one pip reader, such a face is left
     # unsure; both pip readers finding it settle it (a neighbour in the patch is what makes
-    # the network doubt a clear face).
+    # the network doubt a clear face). The built-in reader is asked again rather than
+    # carried out of `_opinions`: a few readings in a thousand come here.
     if (reading.value is not None and reading.value <= FEW_PIPS
             and reading.confidence < NET_READ
             and not (face().value == reading.value
