@@ -72,9 +72,10 @@ def combined_reading(
     """
     if probs is None:
         probs = default_net().probabilities([patch])[0]
-    # The face reader runs only where the rule asks for it, and at most once.
+    # Each pip reader runs at most once, the face reader only where the rule asks for it.
+    builtin = functools.cache(lambda: read_pips(patch, float(PATCH_SIDE), polarity))
     face = functools.cache(lambda: read_face(patch, float(PATCH_SIDE), polarity))
-    reading = _opinions(patch, polarity, probs, face, alone)
+    reading = _opinions(patch, polarity, probs, builtin, face, alone)
     # Unlike pips mean a side face's pip joined the top face's, unless every reader, the
     # network NET_SURE sure, sees that face (blurred or marbled pips look uneven too).
     if not pips_alike(patch, reading) and not (
@@ -85,12 +86,10 @@ def combined_reading(
     # shade turns a two into a one and a four into a two, and a lone blob is a one. Read
     # only half surely (the network in doubt) and by one pip reader, such a face is left
     # unsure; both pip readers finding it settle it (a neighbour in the patch is what makes
-    # the network doubt a clear face). The built-in reader is asked again rather than
-    # carried out of `_opinions`: a few readings in a thousand come here.
+    # the network doubt a clear face).
     if (reading.value is not None and reading.value <= FEW_PIPS
             and reading.confidence < NET_READ
-            and not (face().value == reading.value
-                     and read_pips(patch, float(PATCH_SIDE), polarity).value == reading.value)):
+            and not (face().value == reading.value and builtin().value == reading.value)):
         return replace(reading, value=None, reason="not a pip face", fit=None,
                        confidence=min(0.3, reading.confidence))
     return reading
@@ -98,11 +97,11 @@ def combined_reading(
 
 def _opinions(
     patch: np.ndarray, polarity: str | None, probs: np.ndarray,
-    face: Callable[[], FaceReading], alone: bool = True,
+    builtin: Callable[[], PipReading], face: Callable[[], FaceReading], alone: bool = True,
 ) -> PipReading:
     net = int(np.argmax(probs))
     sure = float(probs[net])
-    mine = read_pips(patch, float(PATCH_SIDE), polarity)
+    mine = builtin()
     if mine.value is not None and net == mine.value:
         return replace(mine, confidence=max(mine.confidence, sure))
     outvoted = mine.value is not None

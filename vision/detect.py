@@ -95,7 +95,11 @@ def foreground(lab: np.ndarray, floor: np.ndarray | None = None,
 def die_pixels(lab: np.ndarray, floor: np.ndarray | None = None,
                hue: bool | None = None) -> np.ndarray:
     """`foreground` before its holes are filled: enough for the regions' outer outlines."""
-    lab = quieted(lab)
+    # Lightness is taken out once: for the noise and the ceiling alike.
+    level = cv2.extractChannel(lab, 0)
+    quiet = quieted(lab, level)
+    if quiet is not lab:
+        lab, level = quiet, cv2.extractChannel(quiet, 0)
     h, w = lab.shape[:2]
     if floor is None:
         sw, sh = max(1, w // FLOOR_SCALE), max(1, h // FLOOR_SCALE)
@@ -120,13 +124,13 @@ def die_pixels(lab: np.ndarray, floor: np.ndarray | None = None,
     if has_hue(lab) if hue is None else hue:
         where = np.flatnonzero(mask > 0)  # numpy finds the set entries of a boolean array faster
         mask.reshape(-1)[where[_shadow(lab, floor, where)]] = 0
-    above = _above_the_ceiling(lab, floor, noise)
+    above = _above_the_ceiling(level, floor, noise)
     if above is not None:
         mask[above] = 255
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
 
 
-def quieted(lab: np.ndarray) -> np.ndarray:
+def quieted(lab: np.ndarray, lightness: np.ndarray | None = None) -> np.ndarray:
     """``lab``, or when its noise is above QUIET_NOISE, a copy smoothed by the least Gaussian
     that brings it there (a sigma of noise / (2 sqrt(pi) QUIET_NOISE) pixels: white noise
     falls by that factor).
@@ -136,14 +140,16 @@ def quieted(lab: np.ndarray) -> np.ndarray:
     rises, the dice's own pixels fall under it here and there, and dice break up into
     fragments or vanish. Noise is independent from pixel to pixel, a die's difference from
     its floor is not, so a little smoothing removes the one and keeps the other. Only the
-    foreground is measured on it: the pips are read from the pixels as they are."""
-    noise = channel_noise(cv2.extractChannel(lab, 0))
+    foreground is measured on it: the pips are read from the pixels as they are.
+    ``lightness``: ``lab``'s L channel, when the caller has it already."""
+    noise = channel_noise(cv2.extractChannel(lab, 0) if lightness is None else lightness)
     if noise <= QUIET_NOISE:
         return lab
     return cv2.GaussianBlur(lab, (0, 0), noise / (2.0 * np.sqrt(np.pi) * QUIET_NOISE))
 
 
-def _above_the_ceiling(lab: np.ndarray, floor: np.ndarray, noise: float) -> np.ndarray | None:
+def _above_the_ceiling(lightness: np.ndarray, floor: np.ndarray,
+                       noise: float) -> np.ndarray | None:
     """Where (boolean) the white pixels at the ceiling of lightness (8-bit L of 255) lie
     whose floor is further below it than the image's typical distance to its floor; None
     when no pixel is at the ceiling (most frames: one pass of OpenCV tells).
@@ -154,10 +160,10 @@ def _above_the_ceiling(lab: np.ndarray, floor: np.ndarray, noise: float) -> np.n
     below the ceiling than its own texture and noise (``noise``) does not reach the ceiling
     by itself, so such a pixel is brighter than its floor by more than it shows: a die, or
     glare, which the reader tells apart later. A floor at the ceiling itself tells nothing."""
-    if cv2.minMaxLoc(cv2.extractChannel(lab, 0))[1] < 255:
+    if cv2.minMaxLoc(lightness)[1] < 255:
         return None
     # numpy's comparisons, not OpenCV's: OpenCV takes a 1x1 image for a scalar.
-    return (lab[..., 0] == 255) & (floor[..., 0] < 255.0 - noise)
+    return (lightness == 255) & (floor[..., 0] < 255.0 - noise)
 
 
 def has_hue(lab: np.ndarray) -> bool:
