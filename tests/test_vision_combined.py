@@ -54,7 +54,11 @@ def _doubt(value: int, likeliest: int) -> np.ndarray:
 
 @pytest.mark.parametrize(("mine", "net", "face", "expected"), [
     (_mine(5), _net(5, 0.99), _face(None), 5),      # both readers give the value
-    (_mine(2), _net(2, 0.5), _face(None), 2),       # ... however unsure the network is
+    (_mine(5), _net(5, 0.5), _face(None), 5),       # ... however unsure the network is
+    (_mine(2), _net(2, 0.5), _face(None), None),    # ... but a two it doubts, one pip reader:
+    (_mine(2, 1.0), _net(2, 0.43), _face(None), None),  # a leaning die's top and side pips
+    (_mine(2), _net(2, 0.5), _face(2), 2),          # ... both pip readers settle it
+    (_mine(1, 1.0), _net(1, 0.6), _face(None), None),  # a lone blob the network doubts
     (_mine(2), _net(3, 0.6), _face(2), None),       # readers disagree: unsure
     (_mine(2), _net(5, 0.95), _face(5), 5),         # the built-in reader outvoted by two
     (_mine(2), _net(5, 0.4), _face(5), None),       # ... not by a network less than half sure

@@ -67,8 +67,8 @@ def combined_reading(
     only when it is NET_ALONE sure of it in the patch, turned three ways and mirrored, and it
     is not a one (``alone=False``: never). The pips of a face of few pips must look alike, unless
     the network is NET_SURE sure of the value and the face reader finds it too. A face of
-    FEW_PIPS pips or fewer read with a confidence under NET_READ is left unsure, unless both
-    pip readers find it.
+    FEW_PIPS pips or fewer read with a confidence under NET_READ, or that the network gives
+    less than NET_READ, is left unsure, unless both pip readers find it.
     """
     if probs is None:
         probs = default_net().probabilities([patch])[0]
@@ -83,12 +83,13 @@ def combined_reading(
         return replace(reading, value=None, reason="cocked", fit=None,
                        confidence=min(0.3, reading.confidence))
     # A face of one or two pips needs little to form: a pip lost to blur, compression or
-    # shade turns a two into a one and a four into a two, and a lone blob is a one. Read
-    # only half surely (the network in doubt) and by one pip reader, such a face is left
-    # unsure; both pip readers finding it settle it (a neighbour in the patch is what makes
-    # the network doubt a clear face).
+    # shade turns a two into a one and a four into a two, a lone blob is a one, and a
+    # leaning die's top pip and a pip of its side face make a two. Read only half surely
+    # (the network in doubt, whatever the built-in reader's own fit says) and by one pip
+    # reader, such a face is left unsure; both pip readers finding it settle it (a
+    # neighbour in the patch is what makes the network doubt a clear face).
     if (reading.value is not None and reading.value <= FEW_PIPS
-            and reading.confidence < NET_READ
+            and min(reading.confidence, float(probs[reading.value])) < NET_READ
             and not (face().value == reading.value and builtin().value == reading.value)):
         return replace(reading, value=None, reason="not a pip face", fit=None,
                        confidence=min(0.3, reading.confidence))
