@@ -43,7 +43,8 @@ LIKELY = 0.05
 # How sure the network must be of a value (never a one) in the patch, in its three quarter
 # turns and in its mirror image, to read a die no pip reader reads at all.
 NET_ALONE = 0.99
-# A face of this many pips or fewer stands only when the reading is at least NET_READ sure.
+# A face of this many pips or fewer stands only when the reading, and the network's belief in
+# it, are at least NET_READ sure (or both pip readers find it).
 FEW_PIPS = 2
 
 

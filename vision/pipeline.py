@@ -91,10 +91,9 @@ def read_dice(
         check_lean(kept, scene)
     dice = [scene.placed(k.die) for k in kept]
     if profile and profile.zones:
-        box = profile.zone_box(image.shape[:2])
         reach = scene.side / scene.scale / math.sqrt(2.0)  # half a die's diagonal, input px
         dice = [d for d, k in zip(dice, kept, strict=True) if profile.in_zones(d.center)
-                and not _on_the_rim(d, k.cand, profile, box, reach)]
+                and not _on_the_rim(d, k.cand, profile, scene.box, reach)]
     return dice
 
 
@@ -147,7 +146,7 @@ def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
     candidates, side_found = find_candidates(seen, side_hint)
     return Scene(seen, source, scale, side_found, candidates,
                  profile.pip_polarity if profile else None, sized=side is not None,
-                 offset=(x0, y0), input_size=(shape[1], shape[0]))
+                 box=box, input_size=(shape[1], shape[0]))
 
 
 def as_read(image: np.ndarray, profile: Profile | None = None) -> np.ndarray:

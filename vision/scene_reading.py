@@ -62,8 +62,14 @@ class Scene:
     candidates: list[Candidate]
     polarity: str | None  # the profile's pip polarity, if any
     sized: bool = True  # False: no die body gave the die size; ``side`` is a guess
-    offset: tuple[int, int] = (0, 0)  # where the working copy begins in the input (zones)
+    # The part (x0, y0, x1, y1) of the input read (around a profile's zones); None: all of it.
+    box: tuple[int, int, int, int] | None = None
     input_size: tuple[int, int] | None = None  # (w, h) of the whole input, zones or not
+
+    @property
+    def offset(self) -> tuple[int, int]:
+        """Where the working copy begins in the input."""
+        return (0, 0) if self.box is None else (self.box[0], self.box[1])
 
     @property
     def centre(self) -> tuple[float, float] | None:
