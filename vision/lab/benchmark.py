@@ -49,17 +49,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "from the original photo's)",
     )
     parser.add_argument(
+        "--throws", action="store_true",
+        help="cut three-dice throws out of the photos (three labelled dice, floor around, no "
+        "other die), pad each to 640x480 with the floor's colour and read it once as a tower "
+        "does; print per source the share accepted at the first reading, right and misread "
+        "(see docs/lab/throws.md)",
+    )
+    parser.add_argument(
+        "--unpadded", action="store_true",
+        help="with --throws: read the cuts as they are, not padded to 640x480",
+    )
+    parser.add_argument(
         "--seed", type=int, default=0,
         help="with --variants: the seed of the --limit draw and of the noise (default 0)",
     )
     parser.add_argument(
         "--predictions", metavar="FILE",
-        help="also write the readings as JSON lines (the `dicetower read --json` format)",
+        help="also write the readings as JSON lines (the `dicetower read --json` format; with "
+        "--throws, one line per throw: photo, cut, labels, values read)",
     )
     parser.add_argument(
         "--errors", action="store_true",
         help="list the images with wrong, missed or extra dice (with --variants: the photos "
-        "whose reading changed)",
+        "whose reading changed; with --throws: the throws not read right)",
     )
     parser.set_defaults(func=run)
 
@@ -100,6 +112,19 @@ def run(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 0:
         print("dicetower bench vision: --limit must be at least 0", file=sys.stderr)
         return 2
+    if args.unpadded and not args.throws:
+        print("dicetower bench vision: --unpadded goes with --throws", file=sys.stderr)
+        return 2
+    if args.throws:
+        if args.variants:
+            print("dicetower bench vision: --throws and --variants do not go together",
+                  file=sys.stderr)
+            return 2
+        from vision.lab import throws_bench
+
+        all_records = load_manifest(dataset)
+        part = records if args.limit is None else records[: args.limit]
+        return throws_bench.run(args, dataset, part, all_records)
     if args.variants:
         from vision.lab import variants
 
