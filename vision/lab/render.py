@@ -31,15 +31,14 @@ from vision.lab.render_draw import (
     Camera,
     die_faces,
     draw_die,
-    draw_floor,
     draw_hand,
     draw_order,
     hand_mask,
     light_vector,
-    lighting,
     shadow_polygon,
     soft_blur,
 )
+from vision.lab.render_light import die_glint, floor_glare, lighting
 from vision.lab.render_specs import (
     BGR,
     COCKED_TILT_DEG,
@@ -54,6 +53,7 @@ from vision.lab.render_specs import (
     RenderedTray,
     TraySpec,
 )
+from vision.lab.render_texture import draw_floor, draw_rim
 
 __all__ = [
     "BGR", "COCKED_TILT_DEG", "COLOUR_COMBOS", "FLOORS", "PIP_LAYOUTS", "SKIN_TONES", "DieSpec",
@@ -68,6 +68,9 @@ def render_tray(spec: TraySpec, seed: int = 0) -> RenderedTray:
     camera = Camera(spec.width, spec.height, spec.camera_height)
     light = light_vector(spec)
     img = draw_floor(spec, rng)
+    draw_rim(img, spec, light)
+    if spec.glare > 0:
+        img += floor_glare(spec)[..., None]
 
     # Soft shadows first, on the floor only.
     shadow = np.zeros((spec.height, spec.width), np.float32)
@@ -77,7 +80,7 @@ def render_tray(spec: TraySpec, seed: int = 0) -> RenderedTray:
         cv2.fillConvexPoly(shadow, np.round(poly * 16).astype(np.int32), 1.0, cv2.LINE_AA, 4)
     hand_masks = [hand_mask(hand, spec.width, spec.height, rng) for hand in spec.hands]
     if sides:
-        sigma = 0.18 * float(np.median(sides)) + 0.5
+        sigma = (0.18 * float(np.median(sides)) + 0.5) * spec.shadow_softness
         shadow = soft_blur(shadow, sigma)
     for hand, mask in zip(spec.hands, hand_masks, strict=True):
         # A hand hovers: its shadow is offset away from the light and very soft.
@@ -89,7 +92,8 @@ def render_tray(spec: TraySpec, seed: int = 0) -> RenderedTray:
 
     truths: list[DieTruth | None] = [None] * len(spec.dice)
     for i in draw_order(spec.dice, camera):
-        truths[i] = draw_die(img, spec.dice[i], camera, light, spec.gloss)
+        glint = die_glint(spec, camera.project(np.array([*spec.dice[i].center, spec.dice[i].side])))
+        truths[i] = draw_die(img, spec.dice[i], camera, light, spec.gloss, glint)
     outlines = []
     for hand, mask in zip(spec.hands, hand_masks, strict=True):
         draw_hand(img, mask, hand, rng)

@@ -1,5 +1,6 @@
-"""How the renderer (`vision.lab.render`) draws: dice posed in 3D under a pinhole camera, their
-face textures, the floor, soft shadows and hands.
+"""How the renderer (`vision.lab.render`) draws: dice posed in 3D under a pinhole camera,
+soft shadows and hands. Face and floor textures are in `vision.lab.render_texture`, the light's
+sheen and glare in `vision.lab.render_light`.
 """
 
 from __future__ import annotations
@@ -7,20 +8,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import cv2
 import numpy as np
 
-from vision.lab.render_specs import (
-    BGR,
-    FLOORS,
-    PIP_LAYOUTS,
-    DieSpec,
-    DieTruth,
-    HandSpec,
-    TraySpec,
-)
+from vision.lab.render_light import glint_spot, highlight
+from vision.lab.render_specs import DieSpec, DieTruth, HandSpec, TraySpec
+from vision.lab.render_texture import face_texture, rounded_square_outline
 
 # --------------------------------------------------------------------------------------------
 # Geometry
@@ -111,68 +105,6 @@ def light_vector(spec: TraySpec) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------------
-# Face textures
-
-
-def _rounded_square_outline(radius: float, per_corner: int = 8) -> np.ndarray:
-    """Points (u, v) in 0..1 around a square with corners rounded by `radius`."""
-    r = max(radius, 1e-3)
-    centres = ((1 - r, 1 - r), (r, 1 - r), (r, r), (1 - r, r))
-    pts = []
-    for k, (cx, cy) in enumerate(centres):
-        for t in np.linspace(0, math.pi / 2, per_corner):
-            a = k * math.pi / 2 + t
-            pts.append((cx + r * math.cos(a), cy + r * math.sin(a)))
-    return np.array(pts)
-
-
-@lru_cache(maxsize=256)
-def _face_texture(
-    value: int,
-    size: int,
-    body: BGR,
-    pip: BGR,
-    radius: float,
-    pip_diameter: float,
-    spread: float,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(colour float32 HxWx3, alpha float32 HxW, pip mask float32 HxW) of one face, square."""
-    ss = 4  # drawn supersampled, then averaged down: smooth pip and corner edges
-    big = size * ss
-    alpha = np.zeros((big, big), np.uint8)
-    outline = _rounded_square_outline(radius, 16) * (big - 1)
-    cv2.fillPoly(alpha, [np.round(outline).astype(np.int32)], 255, cv2.LINE_AA)
-
-    body_f = np.array(body, np.float32)
-    # Rounded edges catch less light than the flat face: a darker rim fading inwards.
-    dist = cv2.distanceTransform((alpha > 127).astype(np.uint8), cv2.DIST_L2, 5) / big
-    rim = 1.0 - 0.22 * np.exp(-dist / 0.045)
-    colour = body_f[None, None, :] * rim[..., None]
-
-    pips = np.zeros((big, big), np.uint8)
-    rims = np.zeros((big, big), np.uint8)
-    rp = pip_diameter / 2.0 * big
-    for u, v in PIP_LAYOUTS[value]:
-        uu = spread + (u - 0.25) / 0.5 * (1 - 2 * spread) if u != 0.5 else 0.5
-        vv = spread + (v - 0.25) / 0.5 * (1 - 2 * spread) if v != 0.5 else 0.5
-        centre = (round(uu * big), round(vv * big))
-        cv2.circle(pips, centre, round(rp), 255, -1, cv2.LINE_AA)
-        wall = max(1, round(0.25 * rp))
-        cv2.circle(rims, centre, round(rp - wall / 2), 255, wall, cv2.LINE_AA)
-    pip_f = np.array(pip, np.float32)
-    # Pip paint sits in a dimple: a darker ring where its wall is in shade.
-    rim_colour = pip_f * 0.6
-    p = (pips.astype(np.float32) / 255.0)[..., None]
-    r = (rims.astype(np.float32) / 255.0)[..., None] * p
-    colour = colour * (1 - p) + (pip_f * (1 - r) + rim_colour * r) * p
-
-    colour = cv2.resize(colour, (size, size), interpolation=cv2.INTER_AREA)
-    alpha_f = cv2.resize(alpha.astype(np.float32) / 255.0, (size, size), cv2.INTER_AREA)
-    pip_mask = cv2.resize(pips.astype(np.float32) / 255.0, (size, size), cv2.INTER_AREA)
-    return colour.astype(np.float32), alpha_f.astype(np.float32), pip_mask.astype(np.float32)
-
-
-# --------------------------------------------------------------------------------------------
 # Floor, shadows, hands, dice
 
 
@@ -186,45 +118,6 @@ def soft_blur(field_: np.ndarray, sigma: float) -> np.ndarray:
                        interpolation=cv2.INTER_AREA)
     small = cv2.GaussianBlur(small, (0, 0), 2.0)
     return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
-
-
-def _smooth_noise(rng: np.random.Generator, width: int, height: int, cell: float) -> np.ndarray:
-    """Zero-mean, roughly unit-variance noise varying over about `cell` pixels."""
-    gw, gh = max(2, int(width / cell) + 2), max(2, int(height / cell) + 2)
-    grid = rng.normal(0.0, 1.0, (gh, gw)).astype(np.float32)
-    return cv2.resize(grid, (width, height), interpolation=cv2.INTER_CUBIC)
-
-
-def draw_floor(spec: TraySpec, rng: np.random.Generator) -> np.ndarray:
-    w, h = spec.width, spec.height
-    base = np.array(spec.floor_bgr or FLOORS[spec.floor], np.float32)
-    scale = max(w, h) / 640.0
-    if spec.floor == "wood":
-        # Long, gently wavy growth lines plus fine streaks stretched along the grain.
-        angle = rng.uniform(-0.15, 0.15)
-        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-        across = -xx * math.sin(angle) + yy * math.cos(angle)
-        warp = across + 5 * scale * _smooth_noise(rng, w, h, 220 * scale)
-        period = rng.uniform(24, 48) * scale
-        rings = (0.5 + 0.5 * np.sin(2 * math.pi * warp / period)) ** 3
-        streaks = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0),
-                                   sigmaX=12 * scale, sigmaY=0.7)
-        streaks /= max(float(streaks.std()), 1e-6)
-        shade = 1.0 - 0.08 * rings - 0.012 * streaks + 0.03 * _smooth_noise(rng, w, h, 160 * scale)
-        grain = rng.normal(0, 1.5, (h, w)).astype(np.float32)
-        img = base[None, None, :] * shade[..., None] + grain[..., None]
-    elif spec.floor == "felt":
-        fibres = cv2.GaussianBlur(rng.normal(0, 9, (h, w)).astype(np.float32), (0, 0), 0.8)
-        shade = 1.0 + 0.04 * _smooth_noise(rng, w, h, 150 * scale)
-        img = base[None, None, :] * shade[..., None] + fibres[..., None]
-    else:  # card, paper and slate: fine grain, gentle blotches, a few specks
-        grain = cv2.GaussianBlur(rng.normal(0, 4, (h, w)).astype(np.float32), (0, 0), 0.6)
-        shade = 1.0 + 0.025 * _smooth_noise(rng, w, h, 80 * scale)
-        img = base[None, None, :] * shade[..., None] + grain[..., None]
-        for _ in range(int(rng.integers(0, 6))):
-            centre = (int(rng.integers(0, w)), int(rng.integers(0, h)))
-            cv2.circle(img, centre, int(rng.integers(1, 3)), (base * 0.55).tolist(), -1)
-    return img.astype(np.float32)
 
 
 def hand_mask(hand: HandSpec, width: int, height: int, rng: np.random.Generator) -> np.ndarray:
@@ -272,7 +165,7 @@ def draw_hand(
 
 
 def _die_silhouette(faces: list[_Face], camera: Camera, die: DieSpec) -> np.ndarray:
-    outline = _rounded_square_outline(die.corner_radius)
+    outline = rounded_square_outline(die.corner_radius)
     pts = []
     for face in faces:
         if camera.sees(face):
@@ -295,8 +188,11 @@ def shadow_polygon(faces: list[_Face], light: np.ndarray) -> np.ndarray:
 
 
 def draw_die(
-    img: np.ndarray, die: DieSpec, camera: Camera, light: np.ndarray, gloss: float
+    img: np.ndarray, die: DieSpec, camera: Camera, light: np.ndarray, gloss: float,
+    glint: tuple[float, np.ndarray] | None = None,
 ) -> DieTruth:
+    """Draw `die` into `img` (float BGR, in place) and return its truth. `glint` is the
+    (strength, image direction) of the lamp's reflection on its top face (`die_glint`)."""
     faces = die_faces(die)
     visible = sorted((f for f in faces if camera.sees(f)), key=lambda f: f.normal[2])
     hull = _die_silhouette(faces, camera, die)
@@ -308,7 +204,7 @@ def draw_die(
         corners=tuple((float(x), float(y)) for x, y in top_px),  # type: ignore[arg-type]
         cocked=die.cocked,
         side=float(np.mean(np.linalg.norm(top_px - np.roll(top_px, 1, axis=0), axis=1))),
-        pip_polarity="dark" if sum(die.pip_bgr) < sum(die.body_bgr) else "light",
+        pip_polarity="dark" if sum(die.pip_bgr) < _body_sum(die) else "light",
     )
 
     h_img, w_img = img.shape[:2]
@@ -339,9 +235,10 @@ def draw_die(
     tex_size = int(np.clip(round(die.side * 1.3), 32, 320))
     tex_corners = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32) * (tex_size - 1)
     for face in visible:
-        tex, alpha, pips = _face_texture(
+        tex, alpha, pips = face_texture(
             face.value, tex_size, die.body_bgr, die.pip_bgr,
             die.corner_radius, die.pip_diameter, die.pip_spread,
+            die.marble_bgr, die.marble_seed,
         )
         dst = (camera.project(face.corners) - offset).astype(np.float32)
         homography = cv2.getPerspectiveTransform(tex_corners, dst)
@@ -349,12 +246,14 @@ def draw_die(
         lit = tex * shade(face.normal)
         premul = cv2.warpPerspective(lit * alpha[..., None], homography, **warp)
         if face is top and gloss > 0:
-            premul *= _highlight(size, top_px - offset, light, gloss)[..., None]
+            premul *= highlight(size, top_px - offset, light, gloss)[..., None]
         a = cv2.warpPerspective(alpha, homography, **warp)
         p = cv2.warpPerspective(pips * alpha, homography, **warp)
         # A side face seen nearly edge-on maps onto a sliver through a near-singular
         # homography, whose warp leaves NaN at a few pixels: they take nothing of that face.
         premul, a, p = (np.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0) for x in (premul, a, p))
+        if face is top and glint is not None and glint[0] > 0:
+            premul += (glint_spot(size, top_px - offset, *glint) * a)[..., None]
         colour = colour * (1 - a[..., None]) + premul
         pip_cover = np.maximum(pip_cover, p)
 
@@ -369,25 +268,11 @@ def draw_die(
     return truth
 
 
-def _highlight(
-    size: tuple[int, int], face_px: np.ndarray, light: np.ndarray, gloss: float
-) -> np.ndarray:
-    """Gain map of a soft sheen on a glossy face, off-centre toward the light."""
-    side = float(np.linalg.norm(face_px[1] - face_px[0]))
-    centre = face_px.mean(axis=0) + light[:2] * 0.3 * side
-    yy, xx = np.mgrid[0:size[1], 0:size[0]].astype(np.float32)
-    d2 = (xx - centre[0]) ** 2 + (yy - centre[1]) ** 2
-    return (1.0 + gloss * np.exp(-d2 / (2 * (0.3 * side) ** 2))).astype(np.float32)
-
-
-def lighting(spec: TraySpec) -> np.ndarray:
-    w, h = spec.width, spec.height
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    xs, ys = (xx - w / 2) / (max(w, h) / 2), (yy - h / 2) / (max(w, h) / 2)
-    az = math.radians(spec.light_azimuth_deg)
-    field_ = 1.0 + spec.gradient * 0.5 * (xs * math.cos(az) + ys * math.sin(az))
-    field_ -= spec.vignette * (xs**2 + ys**2) / 2
-    return field_
+def _body_sum(die: DieSpec) -> float:
+    """Sum of the body's channels; a marbled body is about half each colour."""
+    if die.marble_bgr is None:
+        return float(sum(die.body_bgr))
+    return (sum(die.body_bgr) + sum(die.marble_bgr)) / 2.0
 
 
 def draw_order(dice: Sequence[DieSpec], camera: Camera) -> list[int]:

@@ -49,6 +49,16 @@ FLOORS: dict[str, BGR] = {
     "slate": (62, 60, 58),
 }
 
+#: Floors drawn only when asked for (`random_tray` picks among FLOORS alone, so that its trays
+#: stay as they were): moulded light plastic and a white board.
+EXTRA_FLOORS: dict[str, BGR] = {
+    "plastic": (208, 212, 214),
+    "white": (242, 243, 243),
+}
+
+#: Every floor a TraySpec may name.
+ALL_FLOORS: dict[str, BGR] = {**FLOORS, **EXTRA_FLOORS}
+
 #: Typical skin tones (BGR) for hand-like blobs.
 SKIN_TONES: tuple[BGR, ...] = ((128, 160, 214), (102, 136, 190), (74, 102, 150), (150, 178, 226))
 
@@ -69,7 +79,8 @@ class DieSpec:
     outwards. `angle_deg` turns the die about the vertical axis (clockwise on screen, y down).
     `tilt_deg` leans the top face from horizontal toward image direction `tilt_toward_deg`
     (0 = +x, 90 = +y); from COCKED_TILT_DEG on the die counts as cocked. `lift` raises the die's
-    lowest point above the floor (pixels).
+    lowest point above the floor (pixels). `marble_bgr` swirls a second colour through the
+    body (marbled dice), in a pattern fixed by `marble_seed`.
     """
 
     value: int
@@ -85,6 +96,8 @@ class DieSpec:
     pip_spread: float = 0.25  # distance of the outer pip centres from the face edge, fraction
     translucent: bool = False
     lift: float = 0.0
+    marble_bgr: BGR | None = None
+    marble_seed: int = 0
 
     def __post_init__(self) -> None:
         if self.value not in PIP_LAYOUTS:
@@ -100,6 +113,8 @@ class DieSpec:
         object.__setattr__(self, "center", (float(self.center[0]), float(self.center[1])))
         object.__setattr__(self, "body_bgr", _check_bgr("body_bgr", self.body_bgr))
         object.__setattr__(self, "pip_bgr", _check_bgr("pip_bgr", self.pip_bgr))
+        if self.marble_bgr is not None:
+            object.__setattr__(self, "marble_bgr", _check_bgr("marble_bgr", self.marble_bgr))
 
     @property
     def cocked(self) -> bool:
@@ -133,6 +148,12 @@ class TraySpec:
     `gradient` and `vignette` are relative brightness changes across the image; `exposure`
     and `white_balance` (B, G, R gains) scale the light before it clips at 255; `noise_sigma`
     is in grey levels; `blur_sigma` in pixels; `jpeg_quality` None keeps the image lossless.
+    `shadow_softness` scales how far shadows blur (1: an ordinary lamp; small: a hard lamp's
+    sharp shadows). `glare` (0..1) adds the lamp's specular reflection: a bright patch of
+    radius `glare_radius` (0: a sixth of the larger image side) on the floor around `glare_at`
+    (None: toward the light from the image centre) and a glint on every die's top face, the
+    brighter the nearer the die is to the patch. `rim` draws the tray's wall as a band of
+    that many pixels along the image edges, in `rim_bgr` (None: a darker floor colour).
     """
 
     width: int = 640
@@ -153,18 +174,28 @@ class TraySpec:
     white_balance: tuple[float, float, float] = (1.0, 1.0, 1.0)
     camera_height: float | None = None
     jpeg_quality: int | None = None
+    shadow_softness: float = 1.0
+    glare: float = 0.0
+    glare_at: Point | None = None
+    glare_radius: float = 0.0
+    rim: float = 0.0
+    rim_bgr: BGR | None = None
 
     def __post_init__(self) -> None:
         if int(self.width) < 8 or int(self.height) < 8:
             raise ValueError(f"tray image must be at least 8x8, got {self.width}x{self.height}")
-        if self.floor not in FLOORS:
-            raise ValueError(f"unknown floor {self.floor!r}; one of {', '.join(FLOORS)}")
+        if self.floor not in ALL_FLOORS:
+            raise ValueError(f"unknown floor {self.floor!r}; one of {', '.join(ALL_FLOORS)}")
         if not 5.0 <= self.light_elevation_deg <= 90.0:
             raise ValueError("light_elevation_deg must be within 5..90")
         if self.jpeg_quality is not None and not 1 <= self.jpeg_quality <= 100:
             raise ValueError("jpeg_quality must be within 1..100")
         if not self.exposure > 0 or len(self.white_balance) != 3 or min(self.white_balance) <= 0:
             raise ValueError("exposure and the three white_balance gains must be positive")
+        if not self.shadow_softness > 0 or not 0.0 <= self.glare <= 1.0:
+            raise ValueError("shadow_softness must be positive and glare within 0..1")
+        if self.glare_radius < 0 or self.rim < 0:
+            raise ValueError("glare_radius and rim must not be negative")
         object.__setattr__(self, "white_balance", tuple(float(g) for g in self.white_balance))
         object.__setattr__(self, "width", int(self.width))
         object.__setattr__(self, "height", int(self.height))
@@ -172,6 +203,8 @@ class TraySpec:
         object.__setattr__(self, "hands", tuple(self.hands))
         if self.floor_bgr is not None:
             object.__setattr__(self, "floor_bgr", _check_bgr("floor_bgr", self.floor_bgr))
+        if self.rim_bgr is not None:
+            object.__setattr__(self, "rim_bgr", _check_bgr("rim_bgr", self.rim_bgr))
 
 
 @dataclass(frozen=True)
