@@ -101,6 +101,14 @@ def run(args: argparse.Namespace) -> int:
     from vision import ImageError, load_image, read_dice
     from vision.lab.scoring import die_sizes, half_of, load_manifest, score, score_image
 
+    # Usage errors first: they do not need the dataset.
+    if args.unpadded and not args.throws:
+        print("dicetower bench vision: --unpadded goes with --throws", file=sys.stderr)
+        return 2
+    if args.throws and args.variants:
+        print("dicetower bench vision: --throws and --variants do not go together",
+              file=sys.stderr)
+        return 2
     cv2.setNumThreads(1)
     dataset = Path(args.dataset or os.environ.get("DICE_PHOTOS") or DEFAULT_DATASET)
     try:
@@ -112,14 +120,7 @@ def run(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 0:
         print("dicetower bench vision: --limit must be at least 0", file=sys.stderr)
         return 2
-    if args.unpadded and not args.throws:
-        print("dicetower bench vision: --unpadded goes with --throws", file=sys.stderr)
-        return 2
     if args.throws:
-        if args.variants:
-            print("dicetower bench vision: --throws and --variants do not go together",
-                  file=sys.stderr)
-            return 2
         from vision.lab import throws_bench
 
         all_records = load_manifest(dataset)
