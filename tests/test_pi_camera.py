@@ -3,15 +3,20 @@
 The fake (installed into ``sys.modules`` by a fixture, with the `libcamera` enums picamera2
 uses) follows picamera2 0.3's own code: ``Picamera2(n)`` looks the camera up in
 ``global_camera_info()`` (an IndexError when libcamera lists none) and wraps a failed acquire in
-RuntimeError("Camera __init__ sequence did not complete."); "RGB888" buffers hold B, G, R bytes;
-a YUV420 lores buffer is 1.5 x height rows of a padded stride; ``set_controls`` refuses a control
-the camera does not advertise; ``capture_request(wait=seconds)`` raises TimeoutError when no
-frame comes. Also: a webcam's locks through a fake `cv2.VideoCapture` whose driver refuses some.
+RuntimeError("Camera __init__ sequence did not complete."), having first opened its notification
+pipe and joined the camera manager, in that order, as the real one does; "RGB888" buffers hold
+B, G, R bytes; a YUV420 lores buffer is 1.5 x height rows of a padded stride; ``set_controls``
+refuses a control the camera does not advertise; ``capture_request(wait=seconds)`` raises
+TimeoutError when no frame comes, and a job that timed out (an autofocus cycle) stays queued,
+taking the frames of the captures behind it, until ``cancel_all_and_flush``. Also: a webcam's
+locks through a fake `cv2.VideoCapture` whose driver refuses some.
 """
 
 from __future__ import annotations
 
+import gc
 import logging
+import os
 import sys
 import time
 import types
@@ -40,13 +45,33 @@ class World:
         self.autofocus = True  # Camera Module 3: AfMode and LensPosition exist
         self.af_hangs = False  # the autofocus scan never ends (its job times out)
         self.opened: list[Any] = []  # every fake Picamera2 made
+        self.manager: Any = None  # picamera2's CameraManager, one per process
         self.target_exposure = 12000  # what auto exposure converges to
 
 
 def make_fake(world: World) -> tuple[types.ModuleType, types.ModuleType]:
     libcamera = types.ModuleType("libcamera")
     libcamera.controls = types.SimpleNamespace(  # type: ignore[attr-defined]
-        AfModeEnum=types.SimpleNamespace(Manual=0, Auto=1, Continuous=2))
+        AfModeEnum=types.SimpleNamespace(Manual=0, Auto=1, Continuous=2),
+        AfTriggerEnum=types.SimpleNamespace(Start=0, Cancel=1))
+
+    class CameraManager:
+        """picamera2's: the open cameras by index, and a listening thread while there are any."""
+
+        def __init__(self) -> None:
+            self.cameras: dict[int, Any] = {}
+            self.running = False
+
+        def add(self, index: int, camera: Any) -> None:
+            self.cameras[index] = camera
+            self.running = True
+
+        def cleanup(self, index: int) -> None:
+            del self.cameras[index]
+            if not self.cameras:
+                self.running = False
+
+    world.manager = CameraManager()
 
     class FakeRequest:
         def __init__(self, camera: FakePicamera2, metadata: dict[str, Any]) -> None:
@@ -75,15 +100,24 @@ def make_fake(world: World) -> tuple[types.ModuleType, types.ModuleType]:
             self.camera.released += 1
 
     class FakePicamera2:
+        _cm = world.manager
+
         def __init__(self, camera_num: int = 0) -> None:
+            # picamera2's order: the pipe, then the lookup, the manager, the acquire.
+            self.notifyme_r, self.notifyme_w = os.pipe2(os.O_NONBLOCK)
+            self.notifymeread = os.fdopen(self.notifyme_r, "rb")
+            self._preview = None
             self.is_open = False
             camera_num = self.global_camera_info()[camera_num]["Num"]  # IndexError: none
+            self._cm.add(camera_num, self)
+            self.camera_idx = camera_num
             try:
                 if world.busy:
                     raise RuntimeError("Failed to acquire camera: Device or resource busy")
             except Exception as e:
                 raise RuntimeError("Camera __init__ sequence did not complete.") from e
             self.is_open = True
+            self.jobs: list[str] = []  # picamera2's _job_list: what waits for frames
             self.camera_num = camera_num
             self.config: dict[str, Any] = {}
             self.started = False
@@ -100,7 +134,8 @@ def make_fake(world: World) -> tuple[types.ModuleType, types.ModuleType]:
                 "ColourGains": (0.0, 32.0, None), "FrameDurationLimits": (33333, 120000, 33333),
             }
             if world.autofocus:
-                self.camera_controls |= {"AfMode": (0, 2, 0), "LensPosition": (0.0, 15.0, 1.0)}
+                self.camera_controls |= {"AfMode": (0, 2, 0), "AfTrigger": (0, 1, 0),
+                                         "LensPosition": (0.0, 15.0, 1.0)}
             world.opened.append(self)
 
         @staticmethod
@@ -158,6 +193,7 @@ def make_fake(world: World) -> tuple[types.ModuleType, types.ModuleType]:
                 raise RuntimeError("Control AfMode is not advertised by libcamera")
             self.controls["AfMode"] = libcamera.controls.AfModeEnum.Auto
             if world.af_hangs:
+                self.jobs.append("autofocus")  # Job.get_result timed out; the job stays
                 raise TimeoutError()
             self.lens = 3.25  # found the tray floor
             return True
@@ -165,9 +201,10 @@ def make_fake(world: World) -> tuple[types.ModuleType, types.ModuleType]:
         def capture_request(self, wait: Any = None, flush: Any = None) -> FakeRequest:
             if not self.started:
                 raise RuntimeError("Camera has not been started")
-            if world.stalled:
+            if world.stalled or self.jobs:  # no frame, or each taken by the job ahead
                 if wait is None or wait is True:
                     raise AssertionError("a stalled capture without a timeout hangs for ever")
+                self.jobs.append("capture")
                 raise TimeoutError()  # concurrent.futures' time-out, as Job.get_result gives
             if self.controls.get("AeEnable", True):
                 self.exposure += (world.target_exposure - self.exposure) // 2  # converging
@@ -184,16 +221,20 @@ def make_fake(world: World) -> tuple[types.ModuleType, types.ModuleType]:
             return FakeRequest(self, metadata)
 
         def cancel_all_and_flush(self) -> None:
+            self.jobs.clear()
             self.flushed += 1
 
         def stop(self) -> None:
             self.started = False
 
         def close(self) -> None:
-            if not self.is_open:
+            if not self.is_open:  # as picamera2's: nothing for a camera that never opened
                 return
             self.stop()
+            self._cm.cleanup(self.camera_idx)
             self.is_open = False
+            self.notifymeread.close()
+            os.close(self.notifyme_w)
 
     module = types.ModuleType("picamera2")
     module.Picamera2 = FakePicamera2  # type: ignore[attr-defined]
@@ -283,8 +324,12 @@ def test_an_autofocus_that_never_ends_still_starts_with_the_lens_locked(
         world: World, caplog: pytest.LogCaptureFixture) -> None:
     world.af_hangs = True
     with caplog.at_level(logging.WARNING), _camera() as camera:
+        fake = world.opened[0]
+        # The timed-out cycle was dropped from the queue: frames come, none time out.
         assert camera.read().image.shape == (480, 640, 3)
+        assert camera.read().index == 1 and fake.jobs == []
     assert "autofocus did not finish" in caplog.text
+    assert {"AfTrigger": 1} in fake.set_calls  # the lens's scan cancelled too
     assert camera.locked["AfMode"] == 0 and camera.locked["LensPosition"] == 1.0
 
 
@@ -361,6 +406,50 @@ def test_a_stall_while_starting_releases_the_camera(world: World) -> None:
     with pytest.raises(CameraError, match="no frame within"):
         camera.open()
     assert not world.opened[0].is_open and not camera.is_open
+
+
+def _open_descriptors() -> int:
+    gc.collect()  # what earlier tests let go without closing is closed now, not mid-count
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="no /proc/self/fd here")
+def test_a_thousand_failed_opens_leave_no_descriptor_behind(world: World) -> None:
+    camera = _camera()
+    plugged = world.cameras
+    before = _open_descriptors()
+    for attempt in range(1000):  # an hour and a half of retries every 5 s
+        world.busy = attempt % 2 == 0  # found but held by another program...
+        world.cameras = plugged if world.busy else []  # ...or not found at all
+        with pytest.raises(CameraError):
+            camera.open()
+    assert _open_descriptors() == before
+    assert world.manager.cameras == {} and not world.manager.running
+    world.busy, world.cameras = False, plugged
+    with camera:  # the camera back: it opens, and closing lets everything go
+        assert camera.read().index == 0
+    assert _open_descriptors() == before and world.manager.cameras == {}
+
+
+def test_a_numpy_clash_in_picamera2_says_what_to_install(monkeypatch: pytest.MonkeyPatch,
+                                                         tmp_path: Any) -> None:
+    from firmware_host.controller.config import ConfigError, load_config
+
+    # Raspberry Pi OS's picamera2 importing its simplejpeg (built for NumPy 1) under NumPy 2.
+    (tmp_path / "picamera2.py").write_text(
+        'raise ValueError("numpy.dtype size changed, may indicate binary incompatibility. '
+        'Expected 96 from C header, got 88 from PyObject")\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "picamera2", raising=False)
+    with pytest.raises(CameraError) as exc:
+        camera_from_spec("picamera2")
+    message = _one_line(exc)
+    assert "numpy.dtype size changed" in message and "--no-deps simplejpeg" in message
+    config = tmp_path / "tower.toml"
+    config.write_text('[camera]\nsource = "picamera2"\n')
+    with pytest.raises(ConfigError) as refused:
+        load_config(config)
+    assert "simplejpeg" in str(refused.value) and "is not a camera" not in str(refused.value)
 
 
 def test_picamera2_missing_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,10 +19,15 @@ Camera Module 2) is left out with a log line: picamera2 refuses unknown controls
 
 Failures come out as `CameraError`, each in one line: no camera (picamera2 raises IndexError
 when libcamera lists none), a camera busy or failing (RuntimeError from `Picamera2()`, e.g.
-another program holds it), a capture that times out (a loose ribbon cable).
+another program holds it), a capture that times out (a loose ribbon cable). A `Picamera2()` that
+fails has already opened a pipe and joined picamera2's camera manager, which its own `close`
+does not undo for a camera that never opened: `_new_camera` undoes it, so a camera retried
+every few seconds through an outage does not run the process out of file descriptors.
 
 `picamera2` is imported when a `PiCamera` is made, never before: the rest of dicetower runs
-on machines without it.
+on machines without it. Raspberry Pi OS's picamera2 imports ``simplejpeg``, compiled against
+the system's NumPy 1: beside the project's NumPy 2 its import fails with ValueError
+("numpy.dtype size changed"), said here as a `CameraError` naming the package to install.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import concurrent.futures
 import contextlib
 import importlib
 import logging
+import os
 import time
 from typing import Any
 
@@ -44,6 +50,10 @@ DEFAULT_SIZE = (2304, 1296)  # Camera Module 3's full field of view, 2x2 binned:
 LORES_WIDTH = 320  # settle detection reduces to 96 px wide; this leaves it room to average noise
 # Controls measured at start and fixed, with what switches their automatic mode off.
 MEASURED = ("ExposureTime", "AnalogueGain", "ColourGains")
+NUMPY_CLASH = ("camera 'picamera2' cannot be loaded: a compiled module it imports was built for "
+               "another NumPy ({}); install simplejpeg into the virtual environment without "
+               "touching its NumPy: ~/dicetower/venv/bin/pip install --ignore-installed "
+               "--no-deps simplejpeg (docs/install-pi.md, step 4)")
 
 
 def _cause(exc: BaseException) -> str:
@@ -54,6 +64,29 @@ def _cause(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+def _release_unopened(camera: Any) -> None:
+    """What a `Picamera2` whose ``__init__`` raised still holds: its place in the camera
+    manager (which keeps it alive, and the manager's thread running) and both ends of its
+    notification pipe. Each step is skipped when ``__init__`` failed before it."""
+    manager = getattr(type(camera), "_cm", None)
+    registered = getattr(manager, "cameras", None)
+    if isinstance(registered, dict):
+        for index, held in list(registered.items()):
+            if held is camera:
+                with contextlib.suppress(Exception):
+                    manager.cleanup(index)  # type: ignore[union-attr]
+    reader = getattr(camera, "notifymeread", None)
+    if reader is not None:
+        with contextlib.suppress(OSError):
+            reader.close()  # closes notifyme_r with it
+    elif isinstance(getattr(camera, "notifyme_r", None), int):
+        with contextlib.suppress(OSError):
+            os.close(camera.notifyme_r)
+    if isinstance(getattr(camera, "notifyme_w", None), int):
+        with contextlib.suppress(OSError):
+            os.close(camera.notifyme_w)
+
+
 class PiCamera(CameraSource):
     """Frames from the Pi camera ``camera_num``: see the module docstring."""
 
@@ -62,9 +95,17 @@ class PiCamera(CameraSource):
                  warm_up: float = 1.0, timeout: float = 2.0,
                  lores_width: int = LORES_WIDTH) -> None:
         super().__init__()
-        # ImportError here is the caller's to explain (camera_from_spec: "apt install ...").
-        self._picamera2 = importlib.import_module("picamera2")
-        self._libcamera = importlib.import_module("libcamera")
+        # ImportError here is the caller's to explain (camera_from_spec: "apt install ..."),
+        # unless it is NumPy's: then, as for the ValueError, what to install is said here.
+        try:
+            self._picamera2 = importlib.import_module("picamera2")
+            self._libcamera = importlib.import_module("libcamera")
+        except ValueError as exc:  # "numpy.dtype size changed, may indicate binary ..."
+            raise CameraError(NUMPY_CLASH.format(exc)) from None
+        except ImportError as exc:
+            if "numpy" in str(exc).lower():  # "numpy.core.multiarray failed to import"
+                raise CameraError(NUMPY_CLASH.format(exc)) from None
+            raise
         if fps <= 0 or timeout <= 0 or warm_up < 0:
             raise ValueError("fps and timeout must be positive, warm_up at least 0")
         unknown = set(controls or {}) - set(CONTROLS)
@@ -87,7 +128,7 @@ class PiCamera(CameraSource):
 
     def _open(self) -> None:
         try:
-            camera = self._picamera2.Picamera2(self.camera_num)
+            camera = self._new_camera()
         except IndexError:
             raise CameraError(f"{self.name}: not found (check the ribbon cable, then "
                               "`rpicam-hello --list-cameras`)") from None
@@ -103,6 +144,23 @@ class PiCamera(CameraSource):
         except (RuntimeError, ValueError, KeyError) as exc:
             self._close()
             raise CameraError(f"{self.name}: cannot start ({_cause(exc)})") from None
+
+    def _new_camera(self) -> Any:
+        """``Picamera2(camera_num)``, releasing what it holds when it fails.
+
+        picamera2 opens its notification pipe and registers the object with its camera manager
+        (whose listening thread then runs) before it looks the camera up and acquires it; when
+        either fails, the half-made object is unreachable and its `close` returns early for a
+        camera that is not open. It is made here in two steps so that it can be let go.
+        """
+        cls = self._picamera2.Picamera2
+        camera = cls.__new__(cls)
+        try:
+            camera.__init__(self.camera_num)
+        except BaseException:
+            _release_unopened(camera)
+            raise
+        return camera
 
     def _start(self, camera: Any) -> None:
         frame_us = round(1_000_000 / self.fps)
@@ -138,6 +196,7 @@ class PiCamera(CameraSource):
             try:
                 camera.autofocus_cycle(wait=max(self.timeout, 5.0))
             except (TimeoutError, RuntimeError) as exc:
+                self._cancel_autofocus(camera)
                 log.warning("%s: autofocus did not finish (%s); the lens stays where it is",
                             self.name, _cause(exc) if str(exc) else "timed out")
         deadline = time.monotonic() + self.warm_up
@@ -152,6 +211,16 @@ class PiCamera(CameraSource):
         if focus and "LensPosition" in metadata:
             fixed["LensPosition"] = metadata["LensPosition"]
         self._apply(camera, self._manual(fixed))
+
+    def _cancel_autofocus(self, camera: Any) -> None:
+        """Drop an autofocus cycle that timed out: picamera2 keeps its job queued, where it
+        would take the frames of every capture asked after it, and the lens goes on scanning."""
+        with contextlib.suppress(Exception):
+            camera.cancel_all_and_flush()
+        if "AfTrigger" in camera.camera_controls:
+            with contextlib.suppress(Exception):
+                camera.set_controls(
+                    {"AfTrigger": self._libcamera.controls.AfTriggerEnum.Cancel})
 
     def _manual(self, values: dict[str, Any]) -> dict[str, Any]:
         """``values`` with the automatic modes they replace switched off."""
