@@ -275,6 +275,19 @@ def test_folder_unreadable_image_names_it(folder: Path) -> None:
     assert colour_of(frame) == COLOURS["c.bmp"] and frame.at == 2 / camera.fps
 
 
+@pytest.mark.parametrize("shape", [(1, 1, 3), (1, 1), (8, 200, 3)])
+def test_folder_image_too_small_costs_one_error(folder: Path, shape: tuple[int, ...]) -> None:
+    assert cv2.imwrite(str(folder / "b.png"), np.full(shape, 90, np.uint8))
+    camera = FolderCamera(folder, hold=10)
+    camera.open()
+    assert [colour_of(camera.read()) for _ in range(10)] == [COLOURS["a.png"]] * 10
+    with pytest.raises(CameraError, match=r"b\.png sent a frame of shape"):
+        camera.read()
+    camera.open()  # as the controller reconnects: the next image, not the small one again
+    frame = camera.read()
+    assert colour_of(frame) == COLOURS["c.bmp"] and frame.at == 20 / camera.fps
+
+
 def test_folder_empty_or_missing(tmp_path: Path) -> None:
     (tmp_path / "readme.txt").write_text("no pictures here")
     with pytest.raises(CameraError, match=r"no images in it \(.png"):

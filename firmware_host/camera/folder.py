@@ -3,8 +3,9 @@
 Each image is shown for ``hold`` frames at ``fps`` frames a second (frame time, so a replay
 runs as fast as it can unless ``realtime``): a folder of still trays then reads like a camera
 watching each tray long enough to settle. An image that cannot be decoded is a `CameraError`
-naming it, as garbage from a real camera would be; reopening goes on from the next image (a
-reconnect never rewinds the replay, so one bad file costs one error, not the rest).
+naming it, as garbage from a real camera would be, and so is an image too small to be a
+picture; reopening goes on from the next image (a reconnect never rewinds the replay, so one
+bad file costs one error, not the rest, and not one per frame it would have been held).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from firmware_host.camera.base import CameraError, CameraSource
+from firmware_host.camera.base import CameraError, CameraSource, check_frame
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 
@@ -59,10 +60,15 @@ class FolderCamera(CameraSource):
                 raise CameraError(f"{self.name}: every image has been shown")
             index %= len(self._files)
         if repeat == 0 or self._image is None:
+            path = self._files[index]
             try:
-                self._image = load_image(self._files[index])
-            except ImageError as exc:
+                # Checked here as `read` would check each frame: an image too small to be a
+                # picture (1x1) is one error for its file, not one per frame it is held.
+                self._image = check_frame(load_image(path), f"{self.name}: {path.name}")
+            except (ImageError, CameraError) as exc:
                 self._shown = (index + 1) * self.hold  # the next read shows the next image
+                if isinstance(exc, CameraError):
+                    raise
                 raise CameraError(f"{self.name}: {exc}") from None
         at = self._shown / self.fps
         self._shown += 1
