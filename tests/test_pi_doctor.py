@@ -239,3 +239,100 @@ def test_clock_and_disk() -> None:
     free = doctor.check_disk(Path("/"), 0)
     assert free.state == "ok" and "GB free on /" in free.detail
     assert doctor.check_disk(Path("/"), 10**12).state == "fail"
+
+
+# A stand-in for lgpio as far as its import goes, following lg's own code: its C library works
+# in $LG_WD or else the current folder (lguGetWorkDir, which chdir()s there), makes the named
+# pipe .lgd-nfy0 there with mkfifo, and on failure hands back an error number, with which the
+# Python module opens '.lgd-nfy-3' by its relative name: FileNotFoundError at import.
+FAKE_LGPIO = '''
+import os
+
+SET_PULL_NONE, SET_PULL_UP, SET_PULL_DOWN = 0, 1, 2
+RISING_EDGE, FALLING_EDGE, BOTH_EDGES = 0, 1, 2
+
+
+class error(Exception):
+    pass
+
+
+def _notify_open():
+    try:
+        folder = os.environ.get("LG_WD") or os.getcwd()
+    except OSError:
+        folder = "/tmp"
+    os.chdir(folder)
+    name = os.path.join(folder, ".lgd-nfy0")
+    try:
+        if not os.path.exists(name):
+            os.mkfifo(name, 0o664)
+        os.open(name, os.O_RDWR | os.O_NONBLOCK)
+    except OSError:
+        return -3
+    return 0
+
+
+_notify = _notify_open()
+_file = open(".lgd-nfy{}".format(_notify), "rb")
+
+
+def gpiochip_open(chip):
+    raise error("can not open gpiochip")
+'''
+
+
+@pytest.fixture
+def fake_lgpio(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """lgpio importable (the fake above), not imported yet; the board said to be a Pi."""
+    import sys
+
+    from hardware import factory as factories
+
+    library = tmp_path / "lib"
+    library.mkdir()
+    (library / "lgpio.py").write_text(FAKE_LGPIO)
+    monkeypatch.syspath_prepend(str(library))
+    model = tmp_path / "model"
+    model.write_bytes(b"Raspberry Pi 5 Model B Rev 1.0\0")
+    monkeypatch.setattr(factories, "MODEL_FILE", model)
+    monkeypatch.setattr(factories, "_pipe_folder_used", None)
+    for variable in ("GPIOZERO_PIN_FACTORY", "LG_WD"):
+        monkeypatch.delenv(variable, raising=False)
+    runtime = tmp_path / "run-user"
+    runtime.mkdir()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    for name in ("lgpio", "gpiozero.pins.lgpio"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    yield runtime
+    for name in ("lgpio", "gpiozero.pins.lgpio"):  # not to be found by later tests
+        sys.modules.pop(name, None)
+
+
+def test_lgpio_from_a_folder_that_takes_no_pipe(fake_lgpio: Path, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from hardware.pinmap import EXAMPLE_PINMAP
+
+    config = _config(tmp_path, tower=f'pinmap = "{EXAMPLE_PINMAP}"')
+    # /proc takes no file, even from root (whom os.access would let write there).
+    monkeypatch.chdir("/proc")
+    code, checks, out = _doctor(capsys, config)
+    assert code == 1  # the pins fail (the fake chip), nothing else
+    assert "Traceback" not in out and (fake_lgpio / ".lgd-nfy0").exists(), out
+    assert checks.get("lgpio") == ("OK", f"its notification pipe in {fake_lgpio} (the current "
+                                     "folder takes none)")
+    # Past the import, the fake's GPIO chip refuses: the line says that, not a crash.
+    assert checks["pins"][0] == "FAIL" and "cannot open the GPIO chip" in checks["pins"][1]
+    assert Path.cwd() == Path("/proc")  # back where it was run from
+
+
+def test_lgpio_pipe_nowhere_is_one_line(fake_lgpio: Path, tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    from hardware.pinmap import EXAMPLE_PINMAP
+
+    monkeypatch.setenv("LG_WD", "/proc")  # the owner's own choice, where no pipe can go
+    code, checks, out = _doctor(capsys, _config(tmp_path, tower=f'pinmap = "{EXAMPLE_PINMAP}"'))
+    assert code == 1 and checks["pins"][0] == "FAIL"
+    assert "notification pipe in $LG_WD (/proc)" in checks["pins"][1]
+    assert "fix: run it from a folder you can write to" in out and "lgpio" not in checks

@@ -152,7 +152,7 @@ def check_pins(config: Any) -> list[Check]:
     """The pin factory, then each pin of the pin map claimed and let go (as an input)."""
     if config.pinmap is None:
         return [Check("pins", "skip", 'mock pins ([tower] pinmap = "simulated")')]
-    from hardware.factory import NotOnAPi, real_factory
+    from hardware.factory import NotOnAPi, lgpio_pipe_folder, real_factory
     from hardware.pinmap import PinMapError, load_pinmap
 
     try:
@@ -160,12 +160,16 @@ def check_pins(config: Any) -> list[Check]:
     except PinMapError as exc:
         return [Check("pins", "fail", exc.problems[0], "fix the pin map; `dicetower hw-test "
                       "--pinmap FILE` lists every problem")]
+    checks = []
     try:
         factory = real_factory()
     except NotOnAPi as exc:
-        return [Check("pins", "fail", str(exc), "install python3-lgpio, add the user to the "
-                      "gpio group, or set [tower] pinmap = \"simulated\"")]
-    checks = []
+        fix = ("install python3-lgpio, add the user to the gpio group, or set [tower] pinmap "
+               "= \"simulated\"")
+        if "notification pipe" in str(exc):
+            fix = "run it from a folder you can write to (cd ~), or set LG_WD to one"
+        return [*_lgpio_pipe(lgpio_pipe_folder()), Check("pins", "fail", str(exc), fix)]
+    checks += _lgpio_pipe(lgpio_pipe_folder())
     uses = pinmap.pin_uses()
     try:
         for bcm, key, what in uses:
@@ -176,10 +180,25 @@ def check_pins(config: Any) -> list[Check]:
                                     f"another program holds it: {STOP_FIRST}"))
     finally:
         factory.close()
-    if not checks:
+    if not any(check.state == "fail" for check in checks):
         checks.append(Check("pins", "ok", f"{len(uses)} pins of {config.pinmap} free on "
                             f"{type(factory).__name__}"))
     return checks
+
+
+def _lgpio_pipe(folder: Path | None) -> list[Check]:
+    """Where `import lgpio` made its pipe (it fails where it cannot: doctor looks elsewhere)."""
+    if folder is None:
+        return []
+    elsewhere = "" if _is_current(folder) else " (the current folder takes none)"
+    return [Check("lgpio", "ok", f"its notification pipe in {folder}{elsewhere}")]
+
+
+def _is_current(folder: Path) -> bool:
+    try:
+        return Path.cwd() == folder
+    except OSError:  # the current folder was deleted
+        return False
 
 
 def check_journal(journal: Path) -> Check:
