@@ -11,8 +11,13 @@ Everything is numpy + OpenCV and deterministic for a given seed.
     spec = random_tray(np.random.default_rng(7), n_dice=5, cocked=1)
     shot = render_tray(spec, seed=7)          # shot.image (BGR uint8), shot.truth (DieTruth, ...)
 
-`python -m vision.lab.render --out DIR` writes example PNGs (and their truth as JSON). What
-can be drawn is in `vision.lab.render_specs`, how it is drawn in `vision.lab.render_draw`.
+`varied_tray(rng)` (from `vision.lab.render_varied`) draws trays of the bar's variety instead:
+many dice sets (translucent, marbled), floors, a ring light or a hard low lamp, glare, warm or
+cold light, dice of 25 to 120 px, leaning and cocked dice, hands.
+
+`python -m vision.lab.render --out DIR [--varied]` writes example PNGs (and their truth as
+JSON). What can be drawn is in `vision.lab.render_specs`, how it is drawn in
+`vision.lab.render_draw`, `render_texture` and `render_light`.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import json
 import math
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -40,6 +46,7 @@ from vision.lab.render_draw import (
 )
 from vision.lab.render_light import die_glint, floor_glare, lighting
 from vision.lab.render_specs import (
+    ALL_FLOORS,
     BGR,
     COCKED_TILT_DEG,
     COLOUR_COMBOS,
@@ -54,11 +61,13 @@ from vision.lab.render_specs import (
     TraySpec,
 )
 from vision.lab.render_texture import draw_floor, draw_rim
+from vision.lab.render_varied import VARIED_DICE, DiceSet, VariedScene, varied_scene, varied_tray
 
 __all__ = [
-    "BGR", "COCKED_TILT_DEG", "COLOUR_COMBOS", "FLOORS", "PIP_LAYOUTS", "SKIN_TONES", "DieSpec",
-    "DieTruth", "HandSpec", "Point", "RenderedTray", "TraySpec", "draw_truth", "main",
-    "random_tray", "render_tray",
+    "ALL_FLOORS", "BGR", "COCKED_TILT_DEG", "COLOUR_COMBOS", "FLOORS", "PIP_LAYOUTS",
+    "SKIN_TONES", "VARIED_DICE", "DiceSet", "DieSpec", "DieTruth", "HandSpec", "Point",
+    "RenderedTray", "TraySpec", "VariedScene", "draw_truth", "main", "random_tray",
+    "render_tray", "varied_scene", "varied_tray",
 ]
 
 
@@ -165,9 +174,9 @@ def random_tray(
     if values is not None and len(values) != n_dice:
         raise ValueError(f"values has {len(values)} entries for {n_dice} dice")
     floor = floor or str(rng.choice(list(FLOORS)))
-    if floor not in FLOORS:
-        raise ValueError(f"unknown floor {floor!r}; one of {', '.join(FLOORS)}")
-    floor_colour = FLOORS[floor]
+    if floor not in ALL_FLOORS:
+        raise ValueError(f"unknown floor {floor!r}; one of {', '.join(ALL_FLOORS)}")
+    floor_colour = ALL_FLOORS[floor]
     names = list(palette or COLOUR_COMBOS)
     unknown = [n for n in names if n not in COLOUR_COMBOS]
     if unknown:
@@ -300,13 +309,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="a .png file, or a folder for --count images")
     parser.add_argument("--count", type=int, default=1, help="images to write (default 1)")
     parser.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
-    parser.add_argument("--dice", type=int, default=5, help="dice per tray (default 5)")
+    parser.add_argument("--varied", action="store_true",
+                        help="the bar's variety (varied_tray): dice sets, floors, ring light, "
+                             "hard lamp, glare, white balance, sizes 25-120 px, hands")
+    parser.add_argument("--dice", type=int, default=None,
+                        help="dice per tray (default 5; --varied: as many as fit of 1-8)")
     parser.add_argument("--width", type=int, default=640)
     parser.add_argument("--height", type=int, default=480)
     parser.add_argument("--side", type=float, default=None, help="die side in px (default random)")
-    parser.add_argument("--floor", choices=sorted(FLOORS), default=None)
+    parser.add_argument("--floor", choices=sorted(ALL_FLOORS), default=None)
+    parser.add_argument("--light", choices=("hard", "lamp", "ring"), default=None,
+                        help="--varied: the kind of light (default random)")
     parser.add_argument("--touching", type=int, default=0, help="touching pairs")
-    parser.add_argument("--cocked", type=int, default=0, help="dice leaning on another")
+    parser.add_argument("--cocked", type=int, default=None,
+                        help="dice leaning on another (default 0; --varied: random)")
     parser.add_argument("--hand", action="store_true", help="add a hand-like blob")
     parser.add_argument("--noise", type=float, default=None,
                         help="sensor noise sigma in grey levels (default random 1..3.5)")
@@ -325,19 +341,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     for k in range(args.count):
         seed = args.seed + k
         try:
-            spec = random_tray(
-                np.random.default_rng(seed), args.dice, width=args.width, height=args.height,
-                side=args.side or (30.0 * min(args.width, args.height) / 480,
-                                   48.0 * min(args.width, args.height) / 480),
-                floor=args.floor, touching=args.touching, cocked=args.cocked, hand=args.hand,
-                **({} if args.noise is None else {"noise_sigma": args.noise}),
-            )
+            spec = _example_spec(args, seed)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         shot = render_tray(spec, seed)
         image = draw_truth(shot) if args.show_truth else shot.image
-        path = args.out if single else folder / f"tray_{seed:04d}.png"
+        name = "varied" if args.varied else "tray"
+        path = args.out if single else folder / f"{name}_{seed:04d}.png"
         if not cv2.imwrite(str(path), image):
             print(f"error: cannot write {path}", file=sys.stderr)
             return 1
@@ -348,6 +359,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{path}: {len(shot.truth)} dice, values "
               f"{[t.value for t in shot.truth]}, cocked {sum(t.cocked for t in shot.truth)}")
     return 0
+
+
+def _example_spec(args: argparse.Namespace, seed: int) -> TraySpec:
+    """The tray the command line asks for, for `seed`."""
+    rng = np.random.default_rng(seed)
+    if args.varied:
+        spec = varied_tray(
+            rng, args.dice, width=args.width, height=args.height, cocked=args.cocked,
+            touching=args.touching or None, hands=1 if args.hand else None,
+            light=args.light, floor=args.floor,
+            **({} if args.side is None else {"side": args.side}),
+        )
+        return spec if args.noise is None else replace(spec, noise_sigma=args.noise)
+    return random_tray(
+        rng, 5 if args.dice is None else args.dice, width=args.width, height=args.height,
+        side=args.side or (30.0 * min(args.width, args.height) / 480,
+                           48.0 * min(args.width, args.height) / 480),
+        floor=args.floor, touching=args.touching, cocked=args.cocked or 0, hand=args.hand,
+        **({} if args.noise is None else {"noise_sigma": args.noise}),
+    )
 
 
 if __name__ == "__main__":

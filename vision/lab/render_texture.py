@@ -72,9 +72,11 @@ def _marble_mix(size: int, seed: int) -> np.ndarray:
     along = xx * math.cos(angle) + yy * math.sin(angle)
     bend = smooth_noise(rng, size, size, size / 2.2) + 0.35 * smooth_noise(rng, size, size,
                                                                              size / 6.0)
-    bands = np.sin(2 * math.pi * (rng.uniform(1.0, 1.8) * along + 0.45 * bend))
-    # Sharpened: two colours with thin blends between, not a grey average of both.
-    return np.clip(0.5 + 1.4 * bands, 0.0, 1.0).astype(np.float32)
+    waves = np.sin(2 * math.pi * (rng.uniform(0.9, 1.7) * along + 0.5 * bend))
+    # Veins of the second colour where the waves cross zero, thick and thin, with short
+    # blends at their edges: two colours, not a grey average of both.
+    width = 0.55 + 0.35 * smooth_noise(rng, size, size, size / 3.0)
+    return np.clip((width - np.abs(waves)) * 3.0 + 0.5, 0.0, 1.0).astype(np.float32)
 
 
 def rounded_square_outline(radius: float, per_corner: int = 8) -> np.ndarray:

@@ -1,0 +1,180 @@
+"""Varied trays: every condition drawn, deterministic, truth exact, the classic trays kept."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.lab.render import (
+    VARIED_DICE,
+    DieSpec,
+    TraySpec,
+    main,
+    random_tray,
+    render_tray,
+    varied_tray,
+)
+
+#: sha256 of `random_tray(default_rng(1), 5, cocked=1)` rendered with seed 1, taken before
+#: trays became varied: the classic trays (and every test built on them) must not move.
+CLASSIC_TRAY_SHA256 = "8448e1d1b1756aee86fbe1f4c1ffe04215d499a552341b5dda5151412f691724"
+
+PLAIN = {"noise_sigma": 0.0, "blur_sigma": 0.0, "gradient": 0.0, "vignette": 0.0, "gloss": 0.0,
+         "jpeg_quality": None, "exposure": 1.0, "white_balance": (1.0, 1.0, 1.0), "glare": 0.0,
+         "hands": (), "rim": 0.0}
+
+
+def test_classic_trays_render_as_before() -> None:
+    spec = random_tray(np.random.default_rng(1), 5, cocked=1)
+    image = render_tray(spec, 1).image
+    assert hashlib.sha256(image.tobytes()).hexdigest() == CLASSIC_TRAY_SHA256
+
+
+@pytest.mark.parametrize("seed", [0, 5, 12])
+def test_same_seed_same_varied_tray_other_seed_other_tray(seed: int) -> None:
+    a = varied_tray(np.random.default_rng(seed))
+    b = varied_tray(np.random.default_rng(seed))
+    assert a == b
+    assert np.array_equal(render_tray(a, seed).image, render_tray(b, seed).image)
+    assert varied_tray(np.random.default_rng(seed + 1000)) != a
+
+
+def test_every_condition_is_drawn_now_and_then() -> None:
+    specs = [varied_tray(np.random.default_rng(seed)) for seed in range(120)]
+    dice = [d for s in specs for d in s.dice]
+    assert {s.floor for s in specs} >= {"felt", "wood", "plastic", "white"}
+    elevations = [s.light_elevation_deg for s in specs]
+    assert min(elevations) < 25 and max(elevations) > 82  # a low hard lamp and a ring light
+    assert any(s.glare > 0 for s in specs) and any(s.glare == 0 for s in specs)
+    assert any(s.jpeg_quality for s in specs) and any(s.jpeg_quality is None for s in specs)
+    warm = [s for s in specs if s.white_balance[2] > 1.08 and s.white_balance[0] < 0.9]
+    cold = [s for s in specs if s.white_balance[0] > 1.08 and s.white_balance[2] < 0.93]
+    assert warm and cold
+    assert any(d.marble_bgr is not None for d in dice) and any(d.translucent for d in dice)
+    assert any(sum(d.pip_bgr) > sum(d.body_bgr) for d in dice)  # light pips on dark bodies
+    assert any(sum(d.pip_bgr) < sum(d.body_bgr) for d in dice)
+    assert any(d.cocked for d in dice) and any(s.hands for s in specs)
+    assert any(s.rim > 0 for s in specs)
+
+
+def test_dice_sizes_span_25_to_120_px() -> None:
+    sides = [d.side for seed in range(80) for d in varied_tray(np.random.default_rng(seed)).dice]
+    assert 25 * 0.97 <= min(sides) < 35 and 100 < max(sides) <= 120 * 1.03
+    fixed = varied_tray(np.random.default_rng(3), 4, side=60.0)
+    assert len(fixed.dice) == 4 and all(58 <= d.side <= 62 for d in fixed.dice)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_truth_lies_on_the_dice(seed: int) -> None:
+    """Inside each die's top face (from the truth) the picture differs from the bare floor."""
+    spec = varied_tray(np.random.default_rng(seed))
+    shot = render_tray(spec, seed)
+    bare = render_tray(dataclasses.replace(spec, dice=()), seed).image
+    diff = np.abs(shot.image.astype(float) - bare.astype(float)).sum(axis=2)
+    assert len(shot.truth) == len(spec.dice)
+    for truth in shot.truth:
+        corners = np.array(truth.corners)
+        inner = truth.center + 0.6 * (corners - np.array(truth.center))
+        mask = np.zeros(diff.shape, np.uint8)
+        cv2.fillConvexPoly(mask, np.round(inner).astype(np.int32), 1)
+        assert mask.any()
+        assert diff[mask > 0].mean() > 25, (seed, truth)
+
+
+def test_a_marbled_body_shows_two_colours() -> None:
+    look = VARIED_DICE["marbled red/black"]
+    die = DieSpec(1, (160, 120), 150, 0.0, look.body, look.pips, marble_bgr=look.marble,
+                  marble_seed=3)
+    spec = TraySpec(320, 240, "white", dice=(die,), light_elevation_deg=90.0,
+                    camera_height=math.inf, **{k: v for k, v in PLAIN.items() if k != "hands"})
+    shot = render_tray(spec, 0)
+    face = _face_pixels(shot.image, shot.truth[0], 0.7)
+    face = face[np.linalg.norm(face - np.array(look.pips), axis=1) > 90]  # not the pip
+    near_body = np.linalg.norm(face - np.array(look.body), axis=1) < 60
+    near_marble = np.linalg.norm(face - np.array(look.marble), axis=1) < 60
+    assert near_body.mean() > 0.15 and near_marble.mean() > 0.15
+    plain_die = dataclasses.replace(die, marble_bgr=None)
+    plain = render_tray(dataclasses.replace(spec, dice=(plain_die,)))
+    plain_face = _face_pixels(plain.image, plain.truth[0], 0.7)
+    assert (np.linalg.norm(plain_face - np.array(look.marble), axis=1) < 60).mean() < 0.01
+    assert plain.truth == shot.truth  # the swirl changes the colours, never the geometry
+
+
+def _face_pixels(image: np.ndarray, truth, shrink: float) -> np.ndarray:
+    corners = np.array(truth.corners)
+    inner = truth.center + shrink * (corners - np.array(truth.center))
+    mask = np.zeros(image.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, np.round(inner).astype(np.int32), 1)
+    return image[mask > 0].astype(float)
+
+
+def _shadow_reach(light: str, seed: int) -> float:
+    """How far (in die sides) from a lone die's centre the floor is darkened by its shadow."""
+    spec = varied_tray(np.random.default_rng(seed), 1, light=light, floor="white",
+                       dice="ivory/black", side=40.0, cocked=0, leaning=0, touching=0, hands=0)
+    # In the middle, so that no shadow runs out of the picture.
+    centred = dataclasses.replace(spec.dice[0], center=(spec.width / 2, spec.height / 2))
+    spec = dataclasses.replace(spec, dice=(centred,), **PLAIN)
+    image = cv2.cvtColor(render_tray(spec, 1).image, cv2.COLOR_BGR2GRAY).astype(float)
+    bare = cv2.cvtColor(render_tray(dataclasses.replace(spec, dice=()), 1).image,
+                        cv2.COLOR_BGR2GRAY).astype(float)
+    ys, xs = np.nonzero(bare - image > 12)
+    die = spec.dice[0]
+    return float(np.hypot(xs - die.center[0], ys - die.center[1]).max()) / die.side
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_hard_lamp_casts_long_shadows_a_ring_light_nearly_none(seed: int) -> None:
+    hard, ring = _shadow_reach("hard", seed), _shadow_reach("ring", seed)
+    assert hard > 2.5 and ring < 1.2 and hard > 2 * ring
+
+
+def test_glare_brightens_a_die_top_and_the_floor_without_moving_the_truth() -> None:
+    die = DieSpec(4, (160, 120), 60, 10.0, (176, 78, 32), (236, 236, 236))
+    spec = TraySpec(320, 240, "plastic", dice=(die,), **PLAIN)
+    glary = dataclasses.replace(spec, glare=1.0, glare_at=(175.0, 110.0), glare_radius=40.0)
+    a, b = render_tray(spec, 2), render_tray(glary, 2)
+    assert a.truth == b.truth
+    top_a, top_b = _face_pixels(a.image, a.truth[0], 0.9), _face_pixels(b.image, b.truth[0], 0.9)
+    assert top_b.sum(axis=1).mean() > top_a.sum(axis=1).mean() + 40
+    assert b.image[120, 240].astype(int).sum() > a.image[120, 240].astype(int).sum() + 60
+
+
+def test_leaning_dice_rest_on_the_wall_and_count_as_cocked() -> None:
+    for seed in range(5):
+        spec = varied_tray(np.random.default_rng(seed), 3, leaning=1, cocked=0, side=50.0)
+        assert spec.rim > 0
+        leaners = [d for d in spec.dice if d.tilt_deg >= 15]
+        assert len(leaners) == 1
+        die = leaners[0]
+        to_wall = min(die.center[0], spec.width - die.center[0], die.center[1],
+                      spec.height - die.center[1]) - spec.rim
+        assert 0 < to_wall < die.side
+        truth = render_tray(spec, seed).truth
+        assert sum(t.cocked for t in truth) == 1
+
+
+def test_asking_for_too_much_raises() -> None:
+    with pytest.raises(ValueError):
+        varied_tray(np.random.default_rng(0), 2, cocked=2)
+    with pytest.raises(ValueError):
+        varied_tray(np.random.default_rng(0), 40, side=120.0)
+    with pytest.raises(ValueError):
+        varied_tray(np.random.default_rng(0), light="candle")
+
+
+def test_command_line_writes_varied_examples(tmp_path, capsys) -> None:
+    out = tmp_path / "varied"
+    assert main(["--varied", "--out", str(out), "--count", "2", "--seed", "3", "--truth"]) == 0
+    pngs = sorted(out.glob("*.png"))
+    assert [p.name for p in pngs] == ["varied_0003.png", "varied_0004.png"]
+    assert cv2.imread(str(pngs[0])).shape == (480, 640, 3)
+    truth = json.loads(pngs[0].with_suffix(".json").read_text())
+    assert len(truth) == len(varied_tray(np.random.default_rng(3)).dice)
+    assert "dice" in capsys.readouterr().out
