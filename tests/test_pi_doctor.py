@@ -114,6 +114,24 @@ def test_a_journal_run_would_refuse_fails(journal: str, words: str, tmp_path: Pa
     assert "chown" not in out
 
 
+def test_the_services_journal_before_its_first_start(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    import firmware_host.service as service
+
+    state = tmp_path / "var-lib-dicetower"  # StateDirectory=: systemd makes it at the start
+    monkeypatch.setattr(service, "STATE_DIR", state)
+    code, checks, out = _doctor(capsys, _config(tmp_path), "--journal",
+                                str(state / "journal.sqlite3"))
+    assert code == 0 and checks["journal"][0] == "OK", out
+    assert "created at the service's first start" in checks["journal"][1]
+    assert "chown" not in out and not state.exists()
+    (tmp_path / "elsewhere").write_text("a file where a folder should be")
+    code, checks, out = _doctor(capsys, _config(tmp_path), "--journal",
+                                str(tmp_path / "elsewhere" / "journal.sqlite3"))
+    assert code == 1 and "first start" not in checks["journal"][1]  # only the service's
+
+
 def test_a_host_that_does_not_resolve_is_not_blamed_on_another_program() -> None:
     check = doctor.check_port("no-such-host.invalid", 8000)
     assert check.state == "fail" and "[scoreboard] host" in check.fix
@@ -180,7 +198,9 @@ def _fake_vcgencmd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answer: str)
 
 
 @pytest.mark.parametrize(("answer", "state", "words"), [
-    ("throttled=0x50005", "FAIL", "under-voltage now"),
+    # Under-voltage and the throttling it causes, both now and since boot.
+    ("throttled=0x50005", "FAIL", "under-voltage now, throttled now, under-voltage since boot, "
+                                  "throttled since boot (throttled=0x50005)"),
     ("throttled=0x50000", "FAIL", "under-voltage since boot"),
     ("throttled=0x80000", "FAIL", "soft temperature limit since boot"),
     ("throttled=0x0", "OK", "no under-voltage"),

@@ -72,12 +72,57 @@ def test_dry_run_prints_the_unit_and_the_next_commands(tmp_path: Path,
     assert keys["Restart"] == "on-failure" and keys["User"] == USER
     assert keys["SupplementaryGroups"].split() == ["gpio", "video"]
     assert keys["StateDirectory"] == "dicetower" and JOURNAL.parent == Path("/var/lib/dicetower")
-    assert keys["WorkingDirectory"] == str(config.parent)
+    # lgpio makes a pipe in the working directory: the state directory, the user's own.
+    assert keys["WorkingDirectory"] == "/var/lib/dicetower"
     assert keys["ExecStart"].startswith(f"{sys.executable} -m firmware_host.cli run --config ")
     assert f"'{config}'" in keys["ExecStart"]  # the space in the folder's name is quoted
     assert keys["ExecStart"].endswith(f"--journal {JOURNAL}")
     assert "sudo systemctl daemon-reload" in out and "sudo systemctl enable --now dicetower" in out
     assert "would write /etc/systemd/system/dicetower.service" in out
+
+
+def test_the_unit_gives_up_on_what_a_restart_cannot_fix(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    code, out, _ = _install(capsys, "--user", USER, "--config", str(_config(tmp_path)),
+                            "--dry-run")
+    assert code == 0
+    keys = _keys(_unit_of(out))
+    assert keys["RestartPreventExitStatus"] == "2"  # what `run` exits with on a start-up error
+    # Bounded: 5 starts in 10 minutes (RestartSec=5 never reaches systemd's 5 in 10 s).
+    burst, interval = int(keys["StartLimitBurst"]), int(keys["StartLimitIntervalSec"])
+    assert burst * int(keys["RestartSec"]) < interval and 1 < burst <= 10
+    unit = _unit_of(out)
+    assert unit.index("StartLimitBurst") < unit.index("[Service]")  # a [Unit] setting
+
+
+def test_the_unit_waits_for_the_clock_a_bounded_time(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from firmware_host.service import CLOCK_WAIT_SECONDS
+
+    code, out, _ = _install(capsys, "--user", USER, "--config", str(_config(tmp_path)),
+                            "--dry-run")
+    assert code == 0
+    keys = _keys(_unit_of(out))
+    # time-sync.target alone does not wait for systemd-timesyncd: its waiting service does,
+    # under a time limit ("-": a system without it, or without Internet, starts anyway).
+    wait = keys["ExecStartPre"].split()
+    assert wait[0] == "-/usr/bin/timeout" and int(wait[1]) == CLOCK_WAIT_SECONDS
+    assert wait[2].endswith("/systemd-time-wait-sync")
+    assert int(keys["TimeoutStartSec"]) > CLOCK_WAIT_SECONDS + 30  # the start after it
+    assert "time-sync.target" in keys["After"]
+
+
+def test_a_configuration_naming_another_journal_is_warned(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    code, out, _ = _install(capsys, "--user", USER, "--config", str(_config(tmp_path)),
+                            "--dry-run")
+    assert code == 0 and "the configuration's journal is" in out
+    assert f'[journal] path = "{JOURNAL}"' in out
+    code, out, _ = _install(capsys, "--user", USER, "--dry-run", "--config",
+                            str(_config(tmp_path, journal=str(JOURNAL))))
+    assert code == 0 and "the configuration's journal" not in out
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze absent")
@@ -216,4 +261,29 @@ def test_run_says_ready_pings_the_watchdog_and_says_stopping(tmp_path: Path) -> 
                 process.wait()
     assert journal.is_file()  # --journal took the place of the configuration's path
     assert not (tmp_path / "tower folder" / "tower.sqlite3").exists()
+
+
+def test_a_start_up_error_exits_2_and_says_why_to_systemd(tmp_path: Path) -> None:
+    config = _config(tmp_path, _free_port())
+    from hardware.pinmap import EXAMPLE_PINMAP
+
+    pinmap = config.parent / "pinmap.toml"
+    example = EXAMPLE_PINMAP.read_text(encoding="utf-8")
+    assert "red = 17" in example
+    pinmap.write_text(example.replace("red = 17", "red = 99"))  # no restart will fix it
+    config.write_text(config.read_text().replace('pinmap = "simulated"', 'pinmap = "pinmap.toml"'))
+    path = tmp_path / "notify.sock"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(str(path))
+        sock.settimeout(60)
+        result = subprocess.run(
+            [sys.executable, "-m", "firmware_host.cli", "run", "--config", str(config),
+             "--journal", str(tmp_path / "journal.sqlite3")],
+            env={**os.environ, "NOTIFY_SOCKET": str(path)}, capture_output=True, text=True,
+            timeout=120)
+        status = _messages(sock, "STATUS=")[-1]
+    assert result.returncode == 2, result.stderr  # RestartPreventExitStatus=2: left failed
+    line = result.stderr.strip()
+    assert "\n" not in line and "Traceback" not in line and "pinmap.toml" in line
+    assert status.startswith("STATUS=cannot start: ") and "pinmap.toml" in status
 

@@ -219,8 +219,18 @@ def check_journal(journal: Path) -> Check:
         if header != SQLITE_MAGIC:  # `run` would refuse it: say so before the bar opens
             return Check("journal", "fail", f"{journal}: not a dicetower journal (not an "
                          "SQLite file)", elsewhere)
+    from firmware_host.service import STATE_DIR
+
     fix = (f"sudo chown $USER {journal.parent}, or set [journal] path to a folder of "
            "your own")
+    if journal.parent == STATE_DIR:
+        # The service's state directory: systemd makes it at the first start, owned by the
+        # service's user, and gives it back to that user at every start (a chown is undone).
+        if not STATE_DIR.exists():
+            return Check("journal", "ok", f"{journal} will be created at the service's first "
+                         "start (systemd makes its folder)")
+        fix = ("run doctor as the service's user (the User= of `systemctl cat dicetower`), "
+               "or set [journal] path to a folder of your own")
     folder = journal.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent  # the journal's folder is made at start: look where it goes
@@ -301,6 +311,8 @@ def check_power() -> Check:
         return Check("power", "skip", "vcgencmd get_throttled gave no answer")
     if not flags:
         return Check("power", "ok", "no under-voltage or throttling since boot")
+    # Each bit said, the "now" ones first: 0x50005 is under-voltage and throttling, both now
+    # and since boot, not only the under-voltage.
     reasons = [text for bit, text in THROTTLE_BITS.items() if flags & (1 << bit)]
     if flags & 0x10001:
         fix = ("use the official power supply (Pi 4: 5.1 V 3 A, Pi 5: 5.1 V 5 A) and give the "

@@ -9,6 +9,12 @@ unfinished game. SIGTERM (systemd) and Ctrl-C stop it between two frames.
 Started by systemd (`dicetower service install`), it says READY=1 once the tower is up,
 WATCHDOG=1 from the controller's loop (at most once a second, only while the loop goes round,
 so a hung tower is restarted) and STOPPING=1 on the way out.
+
+Exit status: 0 when stopped; 2 for whatever a restart cannot fix, in one line: a configuration
+refused, and every start-up error of `open_tower_parts` (a bad pin map, pins held by another
+program, no lgpio, a profile or a journal it cannot use, the scoreboard's port taken), which
+the unit's ``RestartPreventExitStatus=2`` leaves failed instead of restarting it for ever; 1
+(with a traceback) only for a fault of the program itself, which a restart may get past.
 """
 
 from __future__ import annotations
@@ -84,7 +90,8 @@ def run_tower(config: object, *, new_game: bool = False) -> int:
             parts = open_tower_parts(config, new_game=new_game,  # type: ignore[arg-type]
                                      heartbeat=notifier.watchdog)
         except StartError as err:
-            return _fail(str(err), 1)
+            notifier.status(f"cannot start: {err}")  # what `systemctl status` shows
+            return _fail(str(err), 2)
         try:
             urls = scoreboard_urls(parts.config.host, parts.server.port)
             state = "resumed the unfinished game" if parts.resumed else "started a new game"

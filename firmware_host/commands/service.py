@@ -7,8 +7,10 @@
 for this installation's Python and the given user and configuration, writes it to
 /etc/systemd/system/dicetower.service, and prints it with the commands that start it. The
 journal goes to /var/lib/dicetower (systemd's ``StateDirectory=``, kept across reboots and
-owned by the user). ``--dry-run`` prints the same without writing, on any machine; what would
-stop a real install (not root, no systemd, no such user or group) is then said as a warning.
+owned by the user), which is also the service's working directory; a configuration whose
+[journal] path is another is warned about, since `doctor`, `serve` and backups read that one.
+``--dry-run`` prints the same without writing, on any machine; what would stop a real install
+(not root, no systemd, no such user or group) is then said as a warning.
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ def _install(args: argparse.Namespace) -> int:
     warnings: list[str] = []
     try:
         user, home = _user(args.user, warnings, args.dry_run)
-        config = _config(args.config, home)
+        config, journal = _config(args.config, home)
         if not args.dry_run:
             _machine_ready()
         else:
@@ -78,11 +80,19 @@ def _install(args: argparse.Namespace) -> int:
         warnings += _group_warnings(user)
     except InstallError as exc:
         return _fail(str(exc), exc.code)
-    from firmware_host.service import JOURNAL, UNIT_NAME, WATCHDOG_SECONDS, render_unit
+    from firmware_host.service import (
+        JOURNAL,
+        STATE_DIR,
+        UNIT_NAME,
+        WATCHDOG_SECONDS,
+        render_unit,
+    )
 
     command = [sys.executable, "-m", "firmware_host.cli", "run", "--config", str(config),
                "--journal", str(JOURNAL)]
-    unit = render_unit(exec_start=shlex.join(command), user=user, workdir=config.parent,
+    # The state directory, not the configuration's folder: the one folder sure to take the
+    # pipe lgpio makes in the working directory (a configuration may sit in /etc).
+    unit = render_unit(exec_start=shlex.join(command), user=user, workdir=STATE_DIR,
                        watchdog=WATCHDOG_SECONDS)
     target = SYSTEMD_UNIT_DIR / UNIT_NAME
     if args.dry_run:
@@ -95,10 +105,14 @@ def _install(args: argparse.Namespace) -> int:
             return _fail(f"cannot write {target}: {exc.strerror}")
         print(f"wrote {target}:")
         print(unit, end="")
+    if journal != JOURNAL:
+        # One journal for the tower: `doctor`, `serve` and backups read the configuration's.
+        warnings.append(f"the configuration's journal is {journal}, not the service's: set "
+                        f"[journal] path = \"{JOURNAL}\" in {config} so that `dicetower "
+                        "doctor`, `serve` and backups use the tower's")
     for warning in warnings:
         print(f"warning: {warning}")
-    print(f"journal: {JOURNAL} (created by systemd for {user}; the configuration's "
-          "[journal] path is not used by the service)")
+    print(f"journal: {JOURNAL} (created by systemd for {user} at the first start)")
     print("next:")
     print("  sudo systemctl daemon-reload")
     print("  sudo systemctl enable --now dicetower")
@@ -130,8 +144,9 @@ def _user(name: str | None, warnings: list[str], dry_run: bool) -> tuple[str, Pa
     return name, Path(entry.pw_dir)
 
 
-def _config(path: Path | None, home: Path) -> Path:
-    """The configuration, absolute, checked as `dicetower run` would check it."""
+def _config(path: Path | None, home: Path) -> tuple[Path, Path]:
+    """The configuration, absolute, checked as `dicetower run` would check it, and the
+    journal it names."""
     from firmware_host.controller.config import ConfigError, load_config
 
     config = (path or home / "dicetower" / "tower.toml").expanduser().absolute()
@@ -140,10 +155,10 @@ def _config(path: Path | None, home: Path) -> Path:
         raise InstallError(f"--config {str(config)!r}: the path holds a control character "
                            "(a newline?); move the configuration to a plain path", 2)
     try:
-        load_config(config)
+        loaded = load_config(config)
     except ConfigError as exc:
         raise InstallError(f"{exc} (--config)", 2) from None
-    return config
+    return config, loaded.journal
 
 
 def _machine_ready() -> None:
