@@ -21,6 +21,9 @@ Light responds as on a real tower: the tray's ring light (`set_ring`, off unless
 white light that evens out the bar lamp's shadows and colour; the camera's ExposureTime and
 AnalogueGain (`set_controls`) scale the light before it clips, gain the noise too. Left
 alone, every frame is as it was without them.
+
+``scene="varied"`` draws every throw with other dice, floor, light, camera and die size
+(`firmware_host.camera.simulated_scene`); its profile then holds the zones only.
 """
 
 from __future__ import annotations
@@ -37,11 +40,17 @@ import cv2
 import numpy as np
 
 from firmware_host.camera.base import CameraError, CameraSource
+from firmware_host.camera.simulated_scene import (
+    SCENES,
+    PlacedDie,
+    Point,
+    TrayLayout,
+    TrayTruth,
+    VariedLook,
+    varied_look,
+)
 from vision import Profile
 from vision.lab.render import COLOUR_COMBOS, DieSpec, HandSpec, TraySpec, render_tray
-
-Point = tuple[float, float]
-Polygon = tuple[Point, ...]
 
 NOISE_BANK = 4  # noise fields drawn once and shifted per frame (drawing one costs ~20 ms)
 TUMBLE_FRAMES = 4  # frames of dice in flight, before they rest
@@ -49,53 +58,6 @@ CAMERA_BUFFER = 4  # frames a live camera holds for a late reader; older ones ar
 MOVE_FRAMES = 2  # frames of a hand turning or moving dice that are already there
 RING_LIGHT = 0.8  # light of the ring at full level, against the bar lamp's at exposure 1
 REFERENCE_EXPOSURE = 10_000  # microseconds: the exposure at which the tray looks as drawn
-
-
-@dataclass(frozen=True)
-class TrayLayout:
-    """The simulated tray's geometry: image size, die size and the two zones (pixels)."""
-
-    width: int = 640
-    height: int = 480
-    side: float = 40.0
-    roll_zone: Polygon = ((16.0, 16.0), (452.0, 16.0), (452.0, 464.0), (16.0, 464.0))
-    keep_zone: Polygon = ((476.0, 16.0), (624.0, 16.0), (624.0, 464.0), (476.0, 464.0))
-
-    def box(self, zone: str) -> tuple[float, float, float, float]:
-        pts = np.array(self.roll_zone if zone == "roll" else self.keep_zone)
-        (x0, y0), (x1, y1) = pts.min(axis=0), pts.max(axis=0)
-        return float(x0), float(y0), float(x1), float(y1)
-
-
-@dataclass(frozen=True)
-class PlacedDie:
-    """A die resting on the simulated tray; ``leaning`` when it rests cocked on another die."""
-
-    value: int
-    center: Point
-    angle: float
-    zone: str  # "roll", "keep" or "outside"
-    leaning: bool = False
-    tilt: float = 0.0
-    tilt_toward: float = 0.0
-
-
-@dataclass(frozen=True)
-class TrayTruth:
-    """What the tray really shows in a frame: the resting dice, or motion, or a hand."""
-
-    dice: tuple[PlacedDie, ...]
-    moving: bool = False
-    hand: bool = False
-
-    def faces(self, zone: str) -> list[int]:
-        return sorted(d.value for d in self.dice if d.zone == zone)
-
-    @property
-    def clean(self) -> bool:
-        """A throw a perfect reader accepts: still, no hand, no cocked die, none outside."""
-        return not (self.moving or self.hand
-                    or any(d.leaning or d.zone == "outside" for d in self.dice))
 
 
 @dataclass(frozen=True)
@@ -114,14 +76,18 @@ class SimulatedTray:
     Thread-safe: a virtual player may throw from one thread while the camera films from
     another. ``colours`` names a dice set of `vision.render.COLOUR_COMBOS`; ``floor`` one of
     its floors; light, noise and blur are those of an ordinary bar lamp over the tray.
+    ``scene="varied"`` changes all of them (and the die size) at every throw instead.
     """
 
     def __init__(self, *, layout: TrayLayout | None = None, colours: str = "ivory/black",
                  floor: str = "felt", seed: int = 0, noise: float = 2.5,
-                 jpeg_quality: int | None = None, **light: Any) -> None:
+                 jpeg_quality: int | None = None, scene: str = "classic",
+                 **light: Any) -> None:
         if colours not in COLOUR_COMBOS:
             raise ValueError(f"unknown dice colours {colours!r}; one of "
                              f"{', '.join(COLOUR_COMBOS)}")
+        if scene not in SCENES:
+            raise ValueError(f"unknown scene {scene!r}; one of {', '.join(SCENES)}")
         self.layout = layout or TrayLayout()
         self.colours = colours
         self.body, self.pips, self.translucent = COLOUR_COMBOS[colours]
@@ -137,6 +103,13 @@ class SimulatedTray:
         self._lamp = self._base  # the bar's own light, before the ring and the camera
         self._ring: float | None = None
         self._exposure = 1.0  # the camera's exposure, x REFERENCE_EXPOSURE
+        self.scene = scene
+        self._seed = seed
+        self._looks = 0  # varied scene: looks drawn so far (one per throw)
+        self._look: VariedLook | None = None  # varied scene: this throw's look
+        self._empty_stale = False
+        if scene == "varied":
+            self._new_look()
         self._render_seed = seed
         self._empty_seed = seed + 1
         self._dice: tuple[PlacedDie, ...] = ()
@@ -157,17 +130,23 @@ class SimulatedTray:
 
     def empty_tray(self) -> np.ndarray:
         """The empty tray as the camera sees it, without noise (what calibration keeps)."""
+        if self._empty_stale:
+            self._empty = self._draw((), seed=self._empty_seed).image
+            self._empty_stale = False
         return self._empty.copy()
 
     def profile(self, *, empty_tray: bool = True) -> Profile:
-        """The calibration profile of this tray: zones, die size, dice colour, empty tray."""
+        """The calibration profile of this tray: zones, die size, dice colour, empty tray.
+        The varied scene's holds the zones only (its dice and floor change at every throw)."""
+        zones, keep = [list(self.layout.roll_zone)], list(self.layout.keep_zone)
+        if self.scene == "varied":
+            return Profile(zones=zones, keep_zone=keep)
         lab = cv2.cvtColor(np.uint8([[self.body]]), cv2.COLOR_BGR2LAB)[0, 0]
         dark_pips = sum(self.pips) < sum(self.body)
         profile = Profile(dice_colors=[tuple(float(c) for c in lab)],
                           pip_polarity="dark" if dark_pips else "light",
                           die_side=None,
-                          zones=[list(self.layout.roll_zone)],
-                          keep_zone=list(self.layout.keep_zone))
+                          zones=zones, keep_zone=keep)
         if empty_tray:
             profile.use_empty_tray(self.empty_tray())
         return profile
@@ -185,15 +164,19 @@ class SimulatedTray:
         """The camera's exposure, as a factor of REFERENCE_EXPOSURE (from the camera)."""
         self._relight(self._ring, float(factor))
 
-    def _relight(self, ring: float | None, exposure: float) -> None:
-        lamp, self._ring, self._exposure = self._lamp, ring, exposure
+    def _lit(self, lamp: TraySpec, ring: float | None, exposure: float) -> TraySpec:
+        """``lamp`` under the tray's ring light and the camera's exposure."""
         # The white ring over the tray dilutes the lamp's colour, shadows and fall-off.
         added = RING_LIGHT * (ring or 0.0)
         share = lamp.exposure / (lamp.exposure + added)
-        base = lamp if ring is None and exposure == 1.0 else replace(
+        return lamp if ring is None and exposure == 1.0 else replace(
             lamp, exposure=(lamp.exposure + added) * exposure, gradient=lamp.gradient * share,
             white_balance=tuple(share * g + 1.0 - share for g in lamp.white_balance),
             shadow_strength=lamp.shadow_strength * share)
+
+    def _relight(self, ring: float | None, exposure: float) -> None:
+        self._ring, self._exposure = ring, exposure
+        base = self._lit(self._lamp, ring, exposure)
         with self._lock:
             self._base = base
         still, empty = self._draw(self.dice), self._draw((), seed=self._empty_seed)
@@ -212,6 +195,8 @@ class SimulatedTray:
         Returns what will rest on the tray once the dice are still.
         """
         faces = [int(f) for f in faces]
+        if self.scene == "varied":
+            self._new_look()
         kept = [self._keep_die(v, i) for i, v in enumerate(keep)]
         landed = self._scatter(faces, cocked=cocked and len(faces) >= 2, outside=outside)
         self._set([*landed, *kept], tumble=True, hand=hand)
@@ -273,10 +258,15 @@ class SimulatedTray:
         shift = (int(self.rng.integers(self.layout.height)), int(self.rng.integers(
             self.layout.width)))
         noise = np.roll(field_, shift, axis=(0, 1))
+        if self._look is not None:  # this throw's sensor, against the tray's own noise
+            noise = noise * self._look.noise_gain
         flicker = float(self.rng.uniform(0.99, 1.01))
         frame = np.clip(image.astype(np.float32) * flicker + noise + 0.5, 0, 255).astype(np.uint8)
-        if self.jpeg_quality is not None:
-            ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, self.jpeg_quality])
+        # The user's --jpeg wins over the varied scene's own.
+        quality = self.jpeg_quality if self.jpeg_quality is not None or self._look is None \
+            else self._look.jpeg_quality
+        if quality is not None:
+            ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
             if ok:
                 frame = cv2.imdecode(buf, cv2.IMREAD_COLOR)
         return frame
@@ -307,9 +297,20 @@ class SimulatedTray:
             self._queue.extend(shots)
             self._still = _Shot(still.image, TrayTruth(tuple(dice)), 0, noisy=True)
 
+    def _new_look(self) -> None:
+        """Varied scene: this throw's look, from the seed and the throw's number."""
+        self._look = look = varied_look(self._seed, self._looks, self.layout, self.noise)
+        self._looks += 1
+        self.layout = replace(self.layout, side=look.side)
+        self._lamp = replace(self._lamp, **look.tray)
+        base = self._lit(self._lamp, self._ring, self._exposure)
+        with self._lock:
+            self._base = base
+        self._empty_stale = True
+
     def _draw(self, dice: Sequence[PlacedDie], *, hand: bool = False,
               blur: float | None = None, seed: int | None = None) -> _Shot:
-        specs = tuple(self._spec(d) for d in dice)
+        specs = tuple(self._spec(d, i) for i, d in enumerate(dice))
         hands: tuple[HandSpec, ...] = ()
         if hand:
             y = float(self.rng.uniform(0.3, 0.7)) * self.layout.height
@@ -322,8 +323,10 @@ class SimulatedTray:
         shot = render_tray(spec, seed=self._render_seed if seed is None else seed)
         return _Shot(shot.image, TrayTruth(tuple(dice), hand=hand), 0, noisy=True)
 
-    def _spec(self, die: PlacedDie) -> DieSpec:
+    def _spec(self, die: PlacedDie, index: int = 0) -> DieSpec:
         lift = 0.0
+        if self._look is not None:
+            return self._look.die_spec(die, index, self.layout.side)
         return DieSpec(die.value, die.center, self.layout.side, die.angle, self.body, self.pips,
                        tilt_deg=die.tilt, tilt_toward_deg=die.tilt_toward,
                        translucent=self.translucent, lift=lift)

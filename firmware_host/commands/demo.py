@@ -66,6 +66,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "player's habits), random (any legal choice) or advisor (the odds "
                         "advisor; see docs/advisor.md); default: the table's own habits "
                         "(they stop at random a third of the time)")
+    parser.add_argument("--scene", choices=("classic", "varied"), default="classic",
+                        help="the simulated tray's look: classic (one set of ivory dice on "
+                        "felt under a bar lamp) or varied (other dice, floor, light and camera "
+                        "at every throw); default classic")
     parser.set_defaults(func=_run)
 
 
@@ -99,7 +103,7 @@ def _run(args: argparse.Namespace) -> int:
     options = DemoOptions(preset=args.preset, players=players, knobs=knobs, seed=args.seed,
                           fast=args.fast, games=args.games, journal=journal, host=args.host,
                           port=args.port, serve=not args.no_scoreboard, pin=args.pin,
-                          new=args.new, strategy=args.strategy)
+                          new=args.new, strategy=args.strategy, scene=args.scene)
     say = (lambda line: None) if args.json else (lambda line: print(line, flush=True))
     stop = threading.Event()
     try:

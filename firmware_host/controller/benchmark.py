@@ -45,6 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--jpeg", type=int, default=None, metavar="QUALITY",
                         help="JPEG-compress every frame at this quality (1-100), as a webcam's "
                              "MJPEG stream does (default: raw frames)")
+    parser.add_argument("--scene", choices=("classic", "varied"), default="classic",
+                        help="the simulated tray's look: classic (default) or varied (other "
+                             "dice, floor, light and camera at every throw)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=_run)
 
@@ -68,8 +71,9 @@ class _Watch:
 
 def run_benchmark(throws: int = 200, preset: str = "tim-11", seed: int = 11,
                   fps: float = 15.0, progress: bool = False,
-                  jpeg: int | None = None) -> dict[str, Any]:
-    """Play ``throws`` throws; return the figures (delays in milliseconds)."""
+                  jpeg: int | None = None, scene: str = "classic") -> dict[str, Any]:
+    """Play ``throws`` throws on the ``scene`` ("classic" or "varied") of the simulated tray;
+    return the figures (delays in milliseconds)."""
     from tqdm import tqdm
 
     from firmware_host.camera.simulated import SimulatedCamera
@@ -78,7 +82,7 @@ def run_benchmark(throws: int = 200, preset: str = "tim-11", seed: int = 11,
     watch = _Watch()
     with TemporaryDirectory(prefix="dicetower-bench-") as folder:
         options = DemoOptions(preset=preset, seed=seed, fast=False, think=0.0,
-                              journal=Path(folder) / "bench.sqlite3", port=0)
+                              journal=Path(folder) / "bench.sqlite3", port=0, scene=scene)
         demo = Demo(options, say=lambda line: None)
         assert isinstance(demo.camera, SimulatedCamera)
         demo.camera.fps = fps
@@ -141,6 +145,7 @@ def run_benchmark(throws: int = 200, preset: str = "tim-11", seed: int = 11,
         "jpeg": jpeg,
         "preset": preset,
         "seed": seed,
+        "scene": scene,
     }
 
 
@@ -182,12 +187,14 @@ def _run(args: argparse.Namespace) -> int:
         print("dicetower bench tower: --jpeg must be from 1 to 100", file=sys.stderr)
         return 2
     result = run_benchmark(args.throws, args.preset, args.seed, args.fps,
-                           progress=not args.json, jpeg=args.jpeg)
+                           progress=not args.json, jpeg=args.jpeg, scene=args.scene)
     if args.json:
         print(json.dumps(result))
         return 0
     first = result["first_try"]
     frames = "raw frames" if args.jpeg is None else f"JPEG {args.jpeg}"
+    if args.scene != "classic":
+        frames += f" · {args.scene} scene"
     print(f"tower · {result['preset']} · seed {result['seed']} · {result['fps']:g} fps · "
           f"{frames} · hold {result['hold_s']:g} s")
     print(f"throws {result['throws']}: read right {result['read_ok']}, misread "

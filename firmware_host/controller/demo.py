@@ -60,6 +60,7 @@ class DemoOptions:
     pin: str | None = None
     max_throws: int = 100_000  # a safety net for tests: stop after this many throws
     strategy: str | None = None  # simple, random, advisor; None: the table's own habits
+    scene: str = "classic"  # the simulated tray's look: classic, or varied at every throw
 
 
 @dataclass
@@ -95,7 +96,7 @@ class Demo:
         self.options = options
         self.say = say
         self.summary = DemoSummary()
-        self.tray = SimulatedTray(seed=options.seed)
+        self.tray = SimulatedTray(seed=options.seed, scene=options.scene)
         self.camera = SimulatedCamera(self.tray, realtime=not options.fast)
         self.tokens = TokenTray(Path(str(options.journal) + ".tokens"))
         dropped = sum(self.tokens.counts.values())

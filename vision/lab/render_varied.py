@@ -220,6 +220,7 @@ def varied_scene(
     tray: dict[str, Any] = {"floor": floor_kind, "floor_bgr": floor_bgr, **_light(rng, kind)}
     tray["white_balance"] = _white_balance(rng)
     tray["gloss"] = float(rng.uniform(0.0, 0.2))
+    tray.update(glare=0.0, glare_at=None, glare_radius=0.0)
     if rng.random() < 0.3:
         tray["glare"] = float(rng.uniform(0.35, 1.0))
         tray["glare_at"] = (float(rng.uniform(0.1, 0.9) * width),

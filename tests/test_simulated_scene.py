@@ -1,0 +1,87 @@
+"""The simulated tray's varied scene: other dice, floor, light and camera at every throw,
+deterministic by seed; the classic scene as it was; `demo` and `bench tower` play on both."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+import pytest
+
+from firmware_host.camera.simulated import SimulatedCamera, SimulatedTray
+from firmware_host.cli import main
+
+#: sha256 of the 8th frame of a classic tray (seed 7) after throwing 4, 2, 1 with one die
+#: cocked, taken before the varied scene existed: the classic scene must not move.
+CLASSIC_FRAME_SHA256 = "248088c2d8f2c63ec25e9b9dcbae7bb72bfe41823d95e6c55e1f4b06d517cbe9"
+
+
+def _frames(tray: SimulatedTray, faces: list[int], n: int = 8, **throw: object) -> np.ndarray:
+    camera = SimulatedCamera(tray)
+    camera.open()
+    tray.throw(faces, **throw)  # type: ignore[arg-type]
+    frame = None
+    for _ in range(n):
+        frame = camera.read()
+    assert frame is not None
+    return frame.image
+
+
+def test_the_classic_scene_draws_as_before() -> None:
+    image = _frames(SimulatedTray(seed=7), [4, 2, 1], cocked=True)
+    assert hashlib.sha256(image.tobytes()).hexdigest() == CLASSIC_FRAME_SHA256
+
+
+def test_the_varied_scene_changes_the_tray_and_stays_deterministic() -> None:
+    classic = _frames(SimulatedTray(seed=5), [6, 3, 1])
+    varied = _frames(SimulatedTray(seed=5, scene="varied"), [6, 3, 1])
+    again = _frames(SimulatedTray(seed=5, scene="varied"), [6, 3, 1])
+    assert np.array_equal(varied, again)
+    assert np.abs(varied.astype(int) - classic.astype(int)).mean() > 10
+    other = _frames(SimulatedTray(seed=6, scene="varied"), [6, 3, 1])
+    assert not np.array_equal(varied, other)
+
+
+def test_every_throw_of_the_varied_scene_has_its_own_look() -> None:
+    tray = SimulatedTray(seed=3, scene="varied")
+    looks = []
+    for k in range(6):
+        tray.throw([1 + k % 6, 2, 3])
+        looks.append((tray.layout.side, tray._base.floor_bgr, tray._base.light_elevation_deg))
+    assert len(set(looks)) == 6
+    assert all(28 <= side <= 48 for side, _, _ in looks)
+    # What the tray holds is what was thrown, whatever the look.
+    truth = tray.throw([5, 4, 2])
+    assert truth.faces("roll") == [2, 4, 5]
+
+
+def test_the_varied_scene_is_read_uncalibrated() -> None:
+    profile = SimulatedTray(seed=1, scene="varied").profile()
+    assert profile.dice_colors == [] and profile.pip_polarity is None
+    assert profile.zones and profile.keep_zone
+    classic = SimulatedTray(seed=1).profile()
+    assert classic.dice_colors and classic.pip_polarity == "dark"
+    with pytest.raises(ValueError):
+        SimulatedTray(scene="gaudy")
+
+
+def test_bench_tower_plays_on_the_varied_scene(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "tower", "--throws", "10", "--json", "--fps", "30",
+                 "--scene", "varied"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["scene"] == "varied" and result["throws"] >= 10
+    assert result["read_ok"] + result["misread"] + sum(result["refused"].values()) \
+        == result["throws"]
+    for key in ("cocked_accepted", "first_try", "p50_ms", "p95_ms"):
+        assert key in result
+
+
+@pytest.mark.parametrize("command", [["bench", "tower", "--scene", "gaudy"],
+                                     ["demo", "--scene", "gaudy"]])
+def test_an_unknown_scene_is_refused(command: list[str],
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(command)
+    assert stop.value.code == 2
+    assert "scene" in capsys.readouterr().err
