@@ -2,9 +2,11 @@
 
 The guide's ``sh`` blocks are run in a shell with a temporary home folder in which the
 project's folder stands where the guide clones it (``~/dicetower/src``); ``sh pi-only`` blocks
-need the Pi (apt, systemd, its camera and pins) and are only checked for being marked. Three
-commands get a fake where this machine differs from a Pi: the scoreboard's port is a free one,
-`serve` runs until it is up and is then stopped, and `bench tower` plays 10 throws.
+need the Pi (apt, systemd, its camera and pins) and are only checked for being marked. Four
+things get a fake where this machine differs from a Pi: the scoreboard's port is a free one,
+`serve` runs until it is up and is then stopped, `bench tower` plays 10 throws, and a
+temporary folder stands for the service's /var/lib/dicetower, made by systemd on the Pi.
+The guide's order and its one journal path are checked from its text.
 """
 
 from __future__ import annotations
@@ -33,8 +35,10 @@ HW_TEST = "dicetower hw-test --simulate --pinmap ~/dicetower/pinmap.toml"
 EXAMPLE = "dicetower run --example > ~/dicetower/tower.toml"
 DOCTOR = "dicetower doctor --config ~/dicetower/tower.toml"
 SERVICE = "dicetower service install --user pi --config ~/dicetower/tower.toml --dry-run"
-BACKUP = "sqlite3 ~/dicetower/journal.sqlite3 \".backup '$HOME/dicetower/backup.sqlite3'\""
-SERVE = "dicetower serve --journal ~/dicetower/journal.sqlite3"
+BACKUP = ("sqlite3 /var/lib/dicetower/journal.sqlite3 "
+          "\".backup '$HOME/journal-$(date +%F).sqlite3'\"")
+SERVE = "dicetower serve --journal /var/lib/dicetower/journal.sqlite3"
+STATE = "/var/lib/dicetower"  # the service's StateDirectory=, a temporary folder here
 BENCH = "dicetower bench tower --json"
 TESTED = {MKDIR, COPY_PINMAP, HW_TEST, EXAMPLE, DOCTOR, SERVICE, BACKUP, SERVE, BENCH}
 
@@ -67,8 +71,64 @@ def test_every_command_is_run_here_or_marked_pi_only() -> None:
     pi_only = "\n".join(_commands("sh pi-only"))
     for needed in ("python3-picamera2", "python3-lgpio", "--system-site-packages",
                    "systemctl enable --now dicetower", "journalctl -u dicetower",
-                   "vcgencmd get_throttled", "/var/lib/dicetower/journal.sqlite3"):
+                   "vcgencmd get_throttled"):
         assert needed in pi_only
+
+
+def test_each_step_works_when_it_is_reached() -> None:
+    """A command on the service comes after the service is installed and started."""
+    commands = [line.strip() for kind, lines in _blocks() if kind.startswith("sh")
+                for line in lines]
+    started = commands.index("sudo systemctl enable --now dicetower")
+    installed = next(k for k, line in enumerate(commands)
+                     if "service install" in line and "--dry-run" not in line)
+    assert installed < started
+    for k, line in enumerate(commands):
+        if "systemctl stop dicetower" in line or "systemctl start dicetower" in line:
+            assert k > started, line  # "Unit dicetower.service not loaded" before
+    # The first doctor, before the service, finds no journal folder and says why.
+    text = GUIDE.read_text(encoding="utf-8")
+    step8 = text.split("## 8.", 1)[1].split("## 9.", 1)[0]
+    assert "--journal" not in step8 and "will be created at the service's first start" in step8
+
+
+def test_one_journal_for_the_tower() -> None:
+    from firmware_host.service import JOURNAL
+
+    text = GUIDE.read_text(encoding="utf-8")
+    paths = set(re.findall(r"[~/$\w.{}-]*journal\.sqlite3", text))
+    assert paths == {str(JOURNAL)}, paths  # backups, serve, doctor and the service: one file
+    toml = next("\n".join(lines) for kind, lines in _blocks() if kind == "toml")
+    import tomllib
+
+    assert tomllib.loads(toml)["journal"]["path"] == str(JOURNAL)
+
+
+def test_what_doctor_is_said_to_print_before_the_service(monkeypatch: pytest.MonkeyPatch,
+                                                        tmp_path: Path) -> None:
+    import firmware_host.service as service
+    from firmware_host.commands.doctor import check_journal
+
+    monkeypatch.setattr(service, "STATE_DIR", tmp_path / "not-yet")
+    check = check_journal(service.STATE_DIR / "journal.sqlite3")
+    said = "will be created at the service's first start"
+    assert check.state == "ok" and said in check.detail and said in GUIDE.read_text()
+
+
+def test_installing_leaves_the_systems_packages_alone() -> None:
+    pi_only = _commands("sh pi-only")
+    for line in pi_only:
+        if line.startswith("sudo apt install"):  # Lite: no desktop extras
+            assert "--no-install-recommends" in line, line
+        if "pip install" in line and "--ignore-installed" in line:
+            assert "--no-deps" in line, line  # else pip brings the newest NumPy along
+    assert any("simplejpeg" in line and "--no-deps" in line for line in pi_only)
+
+
+def test_the_throttle_flags_are_said_in_full() -> None:
+    text = " ".join(GUIDE.read_text(encoding="utf-8").split())
+    said = text.split("`0x50005` means", 1)[1].split(":", 1)[0]
+    assert "under-voltage" in said and "throttling" in said and "now and since boot" in said
 
 
 def test_the_readme_and_the_docs_index_link_the_guide() -> None:
@@ -89,8 +149,15 @@ def home(tmp_path: Path) -> Path:
 
 def _shell(home: Path, command: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "HOME": str(home), "PATH": f"{BIN}:{os.environ.get('PATH', '')}"}
-    return subprocess.run(["bash", "-c", command], env=env, capture_output=True, text=True,
-                          timeout=timeout, cwd=home)
+    return subprocess.run(["bash", "-c", _here(home, command)], env=env, capture_output=True,
+                          text=True, timeout=timeout, cwd=home)
+
+
+def _here(home: Path, command: str) -> str:
+    """The command with the service's state folder where this machine has one."""
+    state = home.parent / "var-lib-dicetower"
+    state.mkdir(exist_ok=True)
+    return command.replace(STATE, str(state))
 
 
 def _free_port() -> int:
@@ -137,13 +204,14 @@ def test_the_pi_configuration_of_the_guide_loads(home: Path,
     config = config_from_dict(tomllib.loads(toml), home / "dicetower" / "tower.toml")
     assert config.camera == "picamera2" and config.camera_lock
     assert config.pinmap == home / "dicetower" / "pinmap.toml" and config.pin == "4821"
+    assert str(config.journal) == STATE + "/journal.sqlite3"
 
 
 @pytest.mark.skipif(shutil.which("sqlite3") is None, reason="the sqlite3 program is absent")
 def test_backup_of_a_journal_in_use(home: Path) -> None:
     assert _shell(home, f"{EXAMPLE}").returncode == 0
     config = _tower_toml(home)
-    journal = home / "dicetower" / "journal.sqlite3"
+    journal = Path(_here(home, STATE)) / "journal.sqlite3"
     env = {**os.environ, "HOME": str(home)}
     tower = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "run", "--config",
                               str(config), "--journal", str(journal)], env=env,
@@ -159,7 +227,8 @@ def test_backup_of_a_journal_in_use(home: Path) -> None:
     finally:
         tower.send_signal(signal.SIGTERM)
         tower.wait(timeout=30)
-    with sqlite3.connect(home / "dicetower" / "backup.sqlite3") as copy:
+    (backup,) = home.glob("journal-*.sqlite3")  # dated
+    with sqlite3.connect(backup) as copy:
         assert copy.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         kinds = [row[0] for row in copy.execute("SELECT kind FROM actions")]
     assert kinds, "the backup holds the game started"
@@ -167,7 +236,8 @@ def test_backup_of_a_journal_in_use(home: Path) -> None:
 
 def test_serve_on_the_towers_journal(home: Path) -> None:
     env = {**os.environ, "HOME": str(home), "PATH": f"{BIN}:{os.environ.get('PATH', '')}"}
-    serve = subprocess.Popen(["bash", "-c", f"exec {SERVE} --port {_free_port()}"], env=env,
+    serve = subprocess.Popen(["bash", "-c", f"exec {_here(home, SERVE)} --port {_free_port()}"],
+                             env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         lines = []
@@ -179,7 +249,7 @@ def test_serve_on_the_towers_journal(home: Path) -> None:
     finally:
         serve.send_signal(signal.SIGINT)
         serve.wait(timeout=30)
-    assert (home / "dicetower" / "journal.sqlite3").is_file()
+    assert (Path(_here(home, STATE)) / "journal.sqlite3").is_file()
 
 
 def test_bench_tower_gives_its_figures(home: Path) -> None:
