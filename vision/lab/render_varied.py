@@ -219,6 +219,11 @@ def varied_scene(
     kind = light or _pick(rng, LIGHT_WEIGHTS)
     tray: dict[str, Any] = {"floor": floor_kind, "floor_bgr": floor_bgr, **_light(rng, kind)}
     tray["white_balance"] = _white_balance(rng)
+    # A camera's auto exposure keeps a light floor from burning out (glare still may).
+    peak = max(c * g for c, g in zip(floor_bgr, tray["white_balance"], strict=True))
+    peak *= tray["exposure"] * (1 + tray["gradient"] / 2)
+    if peak > 240:
+        tray["exposure"] *= 240 / peak
     tray["gloss"] = float(rng.uniform(0.0, 0.2))
     tray.update(glare=0.0, glare_at=None, glare_radius=0.0)
     if rng.random() < 0.3:
