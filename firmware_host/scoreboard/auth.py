@@ -67,10 +67,17 @@ def check_csrf() -> None:
     """Refuse a changing request without the session's CSRF token."""
     expected = session.get("csrf")
     given = request.headers.get(CSRF_HEADER, "")
-    if not expected or not given or not hmac.compare_digest(given, expected):
-        raise ApiError(
-            403, "csrf", "csrf", header=CSRF_HEADER
-        )
+    if not expected or not given or not hmac.compare_digest(
+        _token_bytes(given), _token_bytes(expected)
+    ):
+        raise ApiError(403, "csrf", "csrf", header=CSRF_HEADER)
+
+
+def _token_bytes(token: str) -> bytes:
+    # compare_digest refuses str with non-ASCII characters (a TypeError, so a 500 per request
+    # from anyone with a session); as bytes any header compares, and a replaced character can
+    # never match a token, which is URL-safe ASCII.
+    return token.encode("utf-8", "replace")
 
 
 def csrf_protected(view: F) -> F:
