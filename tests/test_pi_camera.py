@@ -7,6 +7,7 @@ fixture. Also: a webcam's locks through a fake `cv2.VideoCapture` whose driver r
 from __future__ import annotations
 
 import gc
+import itertools
 import logging
 import os
 import sys
@@ -265,6 +266,52 @@ def test_the_link_reconnects_after_busy_stall_and_unplug(world: World,
     assert link.next_frame() is not None and events[-1] == "back"
     assert link.errors == 3
     assert sum(fake.is_open for fake in world.opened) == 1  # one camera held, no leak
+
+
+class FakeClock:
+    """Time that passes only when the link sleeps: the retries are counted, not timed."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def test_a_camera_that_opens_but_gives_no_frame_is_retried_ever_more_slowly(
+        world: World, caplog: pytest.LogCaptureFixture) -> None:
+    clock = FakeClock()
+    attempts: list[float] = []  # the clock at each failed try: a try fails as soon as made
+    backs: list[float] = []
+    link = CameraLink(_camera(timeout=0.2), on_down=lambda detail: attempts.append(clock.now),
+                      on_back=lambda: backs.append(clock.now), sleep=clock.sleep, clock=clock)
+    caplog.set_level(logging.INFO, logger=camera_link.__name__)
+    world.stalled = True  # opens every time, never a frame
+    while clock.now < 60.0:
+        assert link.next_frame() is None
+    gaps = [later - earlier for earlier, later in itertools.pairwise(attempts)]
+    # docs/tower.md: 0.5, 1, 2, then every 5 seconds; the first try at 0, the last by 60 s.
+    expected = [0.5, 1.0, 2.0] + [5.0] * 11
+    assert gaps == pytest.approx(expected)
+    assert link.errors == len(attempts) == 15
+    assert backs == [] and link.down is not None  # never ready without a frame
+    messages = [record.getMessage() for record in caplog.records]
+    assert "camera: back" not in messages
+    assert sum("no frame within" in m for m in messages) == 1  # one warning, not one a try
+    assert len(world.opened) == 15 and not any(fake.is_open for fake in world.opened)
+
+    world.stalled = False  # frames again: back at the next try, and the back-off starts over
+    while link.next_frame() is None:
+        pass
+    assert backs == [pytest.approx(attempts[-1] + 5.0)] and link.down is None
+    assert caplog.records[-1].getMessage() == "camera: back"
+    world.stalled = True
+    while len(attempts) < 17:
+        link.next_frame()
+    assert attempts[-1] - attempts[-2] == pytest.approx(0.5)
 
 
 # ---------------------------------------------------------------------- configuration

@@ -4,6 +4,9 @@
 the camera after 0.5, 1 and 2 seconds, then every 5 seconds, and never raises. It tells its
 owner when the camera goes down (with the sentence of its `CameraError`) and when it is back,
 so the tower can show it; the game itself never depends on the camera being there.
+
+The camera is back when a frame was read, not when it opened: one that opens but gives no
+frame stays down and is retried ever more slowly, instead of flapping to ready twice a second.
 """
 
 from __future__ import annotations
@@ -23,12 +26,13 @@ class CameraLink:
     """The controller's side of ``camera``: frames in, down and back reported."""
 
     def __init__(self, camera: CameraSource, *, on_down: Callable[[str], None],
-                 on_back: Callable[[], None], sleep: Callable[[float], None] = time.sleep
-                 ) -> None:
+                 on_back: Callable[[], None], sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.camera = camera
         self.on_down = on_down
         self.on_back = on_back
         self.sleep = sleep
+        self.clock = clock
         self.down: str | None = None  # why the camera is down, or None
         self.errors = 0
         self._retries = 0
@@ -37,15 +41,15 @@ class CameraLink:
     def next_frame(self) -> Frame | None:
         """The next frame, or None while the camera is down (it is reopened in time)."""
         if not self.camera.is_open:
-            if time.monotonic() < self._retry_at:
-                self.sleep(0.05)
+            wait = self._retry_at - self.clock()
+            if wait > 0:
+                self.sleep(min(wait, 0.05))
                 return None
             try:
                 self.camera.open()
             except CameraError as exc:
                 self._failed(str(exc))
                 return None
-            self._back()
         try:
             frame = self.camera.read()
         except CameraError as exc:
@@ -60,7 +64,7 @@ class CameraLink:
         self.camera.close()
         delay = RECONNECT_DELAYS[min(self._retries, len(RECONNECT_DELAYS) - 1)]
         self._retries += 1
-        self._retry_at = time.monotonic() + delay
+        self._retry_at = self.clock() + delay
         if self.down != detail:
             log.warning("camera: %s", detail)
         self.down = detail
@@ -68,8 +72,7 @@ class CameraLink:
         self.sleep(min(delay, 0.05))
 
     def _back(self) -> None:
-        if self.down is not None:
-            log.info("camera: back")
+        log.info("camera: back")
         self.down = None
         self._retries = 0
         self.on_back()
