@@ -72,9 +72,42 @@ def test_goals_name_what_a_variant_misses() -> None:
                            "noise8": ["precision", "recall"], "grey": ["changed"]}
 
 
-def test_bench_refuses_a_negative_limit(capsys) -> None:
-    assert dicetower(["bench", "vision", "--variants", "--limit", "-1"]) == 2
-    assert "--limit" in capsys.readouterr().err
+USAGE_ERRORS = [
+    (["--variants", "--limit", "-1"], "--limit must be at least 0"),
+    (["--limit", "-3"], "--limit must be at least 0"),
+    (["--variants", "--seed", "-1"], "--seed must be at least 0"),
+    (["--unpadded"], "--unpadded goes with --throws"),
+    (["--throws", "--variants"], "--throws and --variants do not go together"),
+    (["--predictions", "{tmp}/missing/out.jsonl"], "does not exist"),
+    (["--variants", "--predictions", "{tmp}"], "is a folder"),
+]
+
+
+@pytest.mark.parametrize("named", [False, True])
+@pytest.mark.parametrize(("argv", "said"), USAGE_ERRORS)
+def test_bench_usage_errors_come_before_looking_for_the_dataset(
+    argv: list[str], said: str, named: bool, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    empty = tmp_path / "no-photos"  # neither a dataset nor anything else
+    monkeypatch.setenv("DICE_PHOTOS", str(empty))
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    assert dicetower(["bench", "vision", *([str(empty)] if named else []), *argv]) == 2
+    err = capsys.readouterr().err
+    assert said in err and err.count("\n") == 1, err
+    assert "manifest" not in err and "DICE_PHOTOS" not in err
+
+
+def test_good_options_then_look_for_the_dataset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("DICE_PHOTOS", str(tmp_path))
+    argv = ["bench", "vision", "--variants", "--limit", "0", "--seed", "3",
+            "--predictions", str(tmp_path / "out.jsonl")]
+    assert dicetower(argv) == 2
+    err = capsys.readouterr().err
+    assert "manifest.json" in err and err.count("\n") == 1
+    assert not (tmp_path / "out.jsonl").exists()
 
 
 DATASET = Path(os.environ.get("DICE_PHOTOS") or DEFAULT_DATASET)

@@ -94,6 +94,29 @@ def table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def usage_error(args: argparse.Namespace) -> str | None:
+    """What is wrong with the options themselves, or None; the dataset is not looked at.
+
+    ``--predictions`` is checked too: a folder that is not there would otherwise be found
+    only once every photo has been read.
+    """
+    from vision.lab.variants import usage_error as variants_error
+
+    if args.unpadded and not args.throws:
+        return "--unpadded goes with --throws"
+    if args.throws and args.variants:
+        return "--throws and --variants do not go together"
+    if args.limit is not None and args.limit < 0:
+        return "--limit must be at least 0"
+    if args.predictions is not None:
+        target = Path(args.predictions)
+        if target.is_dir():
+            return f"--predictions {target}: is a folder, not a file"
+        if not target.parent.is_dir():
+            return f"--predictions {target}: the folder {target.parent} does not exist"
+    return variants_error(args) if args.variants else None
+
+
 def run(args: argparse.Namespace) -> int:
     import cv2
     from tqdm import tqdm
@@ -101,13 +124,10 @@ def run(args: argparse.Namespace) -> int:
     from vision import ImageError, load_image, read_dice
     from vision.lab.scoring import die_sizes, half_of, load_manifest, score, score_image
 
-    # Usage errors first: they do not need the dataset.
-    if args.unpadded and not args.throws:
-        print("dicetower bench vision: --unpadded goes with --throws", file=sys.stderr)
-        return 2
-    if args.throws and args.variants:
-        print("dicetower bench vision: --throws and --variants do not go together",
-              file=sys.stderr)
+    # Usage errors first: they need no dataset, and a clone without one must still hear them.
+    problem = usage_error(args)
+    if problem:
+        print(f"dicetower bench vision: {problem}", file=sys.stderr)
         return 2
     cv2.setNumThreads(1)
     dataset = Path(args.dataset or os.environ.get("DICE_PHOTOS") or DEFAULT_DATASET)
@@ -117,9 +137,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"dicetower bench vision: {exc}", file=sys.stderr)
         return 2
     records = half_of(records, args.half)
-    if args.limit is not None and args.limit < 0:
-        print("dicetower bench vision: --limit must be at least 0", file=sys.stderr)
-        return 2
     if args.throws:
         from vision.lab import throws_bench
 

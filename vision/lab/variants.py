@@ -204,6 +204,14 @@ def table(rows: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def usage_error(args: argparse.Namespace) -> str | None:
+    """What is wrong with the `--variants` options, or None (checked before the dataset)."""
+    if args.seed < 0:
+        # NumPy's generators take no negative seed: refused now rather than at the first photo.
+        return f"--seed must be at least 0, not {args.seed}"
+    return None
+
+
 def run(args: argparse.Namespace, dataset: Path, records: list[dict[str, Any]]) -> int:
     """The `--variants` run of `dicetower bench vision` (records after ``--half``)."""
     records = pick(records, args.limit, args.seed)
