@@ -130,8 +130,12 @@ class GameBase:
         clean: dict[str, Any] = {"type": event["type"]}
         if "faces" in event or event["type"] in ("throw", "turn"):
             clean["faces"] = _int_list(event.get("faces"), "faces")
-        if event.get("keep"):
-            clean["keep"] = _int_list(event["keep"], "keep")
+        if "keep" in event:
+            # Checked even when falsy: 0, "" or False are no list of positions, and taking
+            # them for "nothing kept" would let a wrong keep through on a first throw.
+            keep = _int_list(event["keep"], "keep")
+            if keep:
+                clean["keep"] = keep
         player = event.get("player")
         if player is not None:
             if type(player) is not int or not 0 <= player < len(self.players):
