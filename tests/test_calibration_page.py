@@ -244,7 +244,7 @@ def test_refusals() -> None:
     assert master.client.get("/api/admin/calibration").get_json()["calibration"] is None
     assert error_of(master.client.get("/api/admin/calibration/preview.jpg")) == (
         404, "no_preview")
-    stranger = GameMaster(make_app(None, store).test_client())
+    stranger = GameMaster(make_app(None, store).test_client(), PIN)
     assert error_of(stranger.post("calibration/start", {"expect": 3})) == (401, "login")
     assert error_of(stranger.client.get("/api/admin/calibration")) == (401, "login")
 

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from helpers import pinmap_text
 
 from firmware_host.controller.dispenser import TokenDispenser
 from firmware_host.controller.journal import Dispense, Journal
@@ -17,28 +18,7 @@ from hardware.simulation import SimulatedTower, simulation_timing
 
 # Three seats, each with its own hopper, pusher servo and break-beam: the ledger of each seat
 # can be compared with what really fell from its own hopper.
-PER_SEAT = """
-[seats.1]
-led = 17
-servo = 12
-beam = 5
-[seats.2]
-led = 27
-servo = 13
-beam = 6
-[seats.3]
-led = 22
-servo = 18
-beam = 16
-[ring]
-pin = 4
-[buttons]
-stop = 2
-undo = 3
-new_game = 8
-[dispenser]
-layout = "per_seat"
-"""
+PER_SEAT = pinmap_text([(17, 12, 5), (27, 13, 6), (22, 18, 16)])
 
 
 @pytest.fixture
@@ -297,9 +277,15 @@ def test_started_and_doubtful_dispenses_are_never_paid_again(tower: SimulatedTow
                                                                      ("doubt", 1)]
 
 
-def test_a_stop_without_a_start_returns(journal: Journal, tower: SimulatedTower) -> None:
+def test_a_stop_without_a_start_returns_and_pays_nothing(journal: Journal,
+                                                         tower: SimulatedTower) -> None:
     watch = Watch(journal)
     payer = TokenDispenser(tower, journal, live=watch.live, on_jam=watch.on_jam,
                            on_void=watch.on_void)
+    journal.record(throw(1.0), [(0, 2)])
+    payer.stop()  # returns at once, raises nothing
+    payer.start()  # started after its stop: its worker ends before paying anything
+    payer.wake()
     payer.stop()
-    assert not payer.held
+    assert dropped(tower) == {1: 0, 2: 0, 3: 0}
+    assert [(r.state, r.delivered) for r in journal.dispenses()] == [("intended", 0)]

@@ -12,6 +12,7 @@ from dataclasses import replace
 import pytest
 from conftest import assert_states_and_min_times
 from gpiozero.pins.mock import MockFactory
+from helpers import pinmap_text
 
 from hardware.dispenser import ServoArm
 from hardware.factory import mock_factory
@@ -20,29 +21,8 @@ from hardware.simulation import HopperServoPin, SimulatedTower, simulation_timin
 
 PUSHER, CHUTE, BEAM = 12, 13, 19  # the example pin map's pot dispenser
 
-PER_SEAT = """
-[seats.1]
-led = 17
-servo = 12
-beam = 5
-[seats.2]
-led = 27
-servo = 13
-[seats.3]
-led = 22
-servo = 18
-beam = 6
-[ring]
-pin = 4
-[buttons]
-stop = 2
-undo = 3
-new_game = 8
-[dispenser]
-layout = "per_seat"
-rest_angle = -30
-push_angle = 45
-"""
+PER_SEAT = pinmap_text([(17, 12, 5), (27, 13, None), (22, 18, 6)],
+                       dispenser="rest_angle = -30\npush_angle = 45")
 
 
 def pot(**timing: float) -> PinMap:

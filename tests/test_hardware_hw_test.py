@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
+from helpers import pinmap_text
 
 from firmware_host.cli import main
 from hardware import factory as factory_module
@@ -17,28 +18,7 @@ from hardware.pinmap import EXAMPLE_PINMAP, load_pinmap, parse_pinmap
 from hardware.simulation import SimulatedTower, simulated_pinmap
 from hardware.walkthrough import Probe, SimulatedProbe, run_walkthrough
 
-PER_SEAT_PLAIN = """
-[seats.1]
-led = 17
-servo = 12
-beam = 5
-[seats.2]
-led = 27
-servo = 13
-[seats.3]
-led = 22
-servo = 18
-[status]
-led = 23
-[ring]
-pin = 4
-[buttons]
-stop = 2
-undo = 3
-new_game = 8
-[dispenser]
-layout = "per_seat"
-"""
+PER_SEAT_PLAIN = pinmap_text([(17, 12, 5), (27, 13, None), (22, 18, None)], status=23)
 
 
 class DeadPin(MockPWMPin):

@@ -11,6 +11,7 @@ import pytest
 from conftest import assert_states_and_min_times
 from gpiozero import LED
 from gpiozero.exc import GPIOPinInUse
+from helpers import pinmap_text
 
 from hardware.factory import mock_factory
 from hardware.lights import SeatState
@@ -25,22 +26,7 @@ STATUS = (9, 10, 11)
 RING, BUZZER = 4, 7
 
 # Plain LEDs on the seats and no status LED, buzzer or flourish LED.
-PLAIN = """
-[seats.1]
-led = 17
-servo = 12
-[seats.2]
-led = 27
-servo = 13
-[ring]
-pin = 18
-[buttons]
-stop = 2
-undo = 3
-new_game = 4
-[dispenser]
-layout = "per_seat"
-"""
+PLAIN = pinmap_text([(17, 12, None), (27, 13, None)], ring=18, buttons=(2, 3, 4))
 
 
 def example(**timing: float) -> PinMap:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import pinmap_text
 
 from hardware.pinmap import (
     EXAMPLE_PINMAP,
@@ -17,28 +18,7 @@ from hardware.pinmap import (
 )
 
 # Two plain-LED seats, each with its own servo and beam: the smallest valid per-seat tower.
-PER_SEAT = """
-[seats.1]
-led = 17
-servo = 12
-beam = 5
-
-[seats.2]
-led = 27
-servo = 13
-beam = 6
-
-[ring]
-pin = 18
-
-[buttons]
-stop = 2
-undo = 3
-new_game = 4
-
-[dispenser]
-layout = "per_seat"
-"""
+PER_SEAT = pinmap_text([(17, 12, 5), (27, 13, 6)], ring=18, buttons=(2, 3, 4))
 
 
 def problems(text: str) -> list[str]:

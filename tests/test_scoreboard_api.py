@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from helpers import GameMaster, logged_in
 
 import firmware_host.scoreboard as scoreboard_package
 from firmware_host.scoreboard.app import create_app
@@ -37,31 +38,9 @@ def client(app: Flask) -> FlaskClient:
     return app.test_client()
 
 
-class GameMaster:
-    """A test client holding a session, its CSRF token and (after `login`) the PIN's rights."""
-
-    def __init__(self, client: FlaskClient) -> None:
-        self.client = client
-        self.csrf = client.get("/api/session").get_json()["csrf"]
-
-    def post(self, path: str, body: Any = None, **kwargs: Any) -> Any:
-        headers = {"X-CSRF-Token": self.csrf, **kwargs.pop("headers", {})}
-        # As the English page sends it: its refusals come back in English.
-        return self.client.post(f"/api/admin/{path}?lang=en", json=body, headers=headers,
-                                **kwargs)
-
-    def login(self, pin: str = PIN) -> Any:
-        response = self.post("login", {"pin": pin})
-        if response.status_code == 200:
-            self.csrf = response.get_json()["csrf"]
-        return response
-
-
 @pytest.fixture
 def gm(client: FlaskClient) -> GameMaster:
-    master = GameMaster(client)
-    assert master.login().status_code == 200
-    return master
+    return logged_in(client, PIN)
 
 
 @pytest.fixture
@@ -180,7 +159,7 @@ def test_post_without_session_is_refused(app: Flask) -> None:
 
 
 def test_actions_need_the_pin(client: FlaskClient, store: GameStore) -> None:
-    visitor = GameMaster(client)
+    visitor = GameMaster(client, PIN)
     for path, body in [
         ("game", {"preset": "tim-11", "players": PLAYERS}),
         ("throw", {"faces": [3]}),
@@ -198,7 +177,7 @@ def test_actions_need_the_pin(client: FlaskClient, store: GameStore) -> None:
 
 
 def test_wrong_pin_then_right_pin(client: FlaskClient) -> None:
-    master = GameMaster(client)
+    master = GameMaster(client, PIN)
     wrong = master.login("0000")
     assert wrong.status_code == 401 and wrong.get_json()["code"] == "wrong_pin"
     old_token = master.csrf
@@ -219,7 +198,7 @@ def test_failed_logins_are_rate_limited(app: Flask, client: FlaskClient) -> None
         app.config["LOGIN_MAX_FAILURES"], app.config["LOGIN_WINDOW"], clock=lambda: now[0],
         lockout=app.config["LOGIN_LOCKOUT"], max_lockout=app.config["LOGIN_MAX_LOCKOUT"],
     )
-    master = GameMaster(client)
+    master = GameMaster(client, PIN)
     limit = app.config["LOGIN_MAX_FAILURES"]
     for _ in range(limit):
         assert master.login("9999").status_code == 401
@@ -227,7 +206,7 @@ def test_failed_logins_are_rate_limited(app: Flask, client: FlaskClient) -> None
     assert blocked.status_code == 429 and blocked.get_json()["code"] == "rate_limited"
     assert int(blocked.headers["Retry-After"]) == int(app.config["LOGIN_LOCKOUT"]) + 1
     # Another address is not blocked.
-    other = GameMaster(app.test_client())
+    other = GameMaster(app.test_client(), PIN)
     other.client.environ_base["REMOTE_ADDR"] = "10.0.0.99"
     assert other.login().status_code == 200
     # Once the short first lock is over, the game master gets back in with the right PIN.

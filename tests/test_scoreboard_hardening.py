@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from helpers import GameMaster, logged_in
 
 from firmware_host.cli import main
 from firmware_host.rules import PRESETS, RuleError, new_game
@@ -47,33 +48,9 @@ def client(app: Flask) -> FlaskClient:
     return app.test_client()
 
 
-class GameMaster:
-    """A session holding the CSRF token, logged in unless told otherwise."""
-
-    def __init__(self, client: FlaskClient, login: bool = True) -> None:
-        self.client = client
-        self.csrf = client.get("/api/session").get_json()["csrf"]
-        if login:
-            response = self.post("login", {"pin": PIN})
-            assert response.status_code == 200
-            self.csrf = response.get_json()["csrf"]
-
-    def post(self, path: str, body: Any = None, **kwargs: Any) -> Any:
-        headers = {"X-CSRF-Token": self.csrf}
-        # As the English page sends it: its refusals come back in English.
-        return self.client.post(f"/api/admin/{path}?lang=en", json=body, headers=headers,
-                                **kwargs)
-
-    def post_raw(self, path: str, data: bytes, content_type: str = "application/json") -> Any:
-        return self.client.post(
-            f"/api/admin/{path}?lang=en", data=data, content_type=content_type,
-            headers={"X-CSRF-Token": self.csrf},
-        )
-
-
 @pytest.fixture
 def gm(client: FlaskClient) -> GameMaster:
-    return GameMaster(client)
+    return logged_in(client, PIN)
 
 
 # ------------------------------------------------------------------ live streams and slots
@@ -231,7 +208,7 @@ def nested(depth: int) -> bytes:
 def test_deeply_nested_json_is_a_clear_400_not_a_crash(
     client: FlaskClient, caplog: pytest.LogCaptureFixture,
 ) -> None:
-    master = GameMaster(client, login=False)
+    master = GameMaster(client, PIN)
     body = nested(5000)
     assert len(body) < 16 * 1024  # under the size cap: only the nesting is the problem
     with caplog.at_level(logging.ERROR):
@@ -317,7 +294,7 @@ def engine_accepts(preset: str, names: list[str]) -> bool:
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_player_counts_are_the_engines(client: FlaskClient, preset: str) -> None:
-    gm = GameMaster(client)
+    gm = logged_in(client, PIN)
     high = max(h for _, h in PLAYER_COUNTS.values())
     for count in range(0, high + 3):
         names = [f"P{i}" for i in range(count)]
@@ -337,7 +314,7 @@ def test_a_game_master_gets_back_in_after_a_short_lock(app: Flask, client: Flask
         app.config["LOGIN_MAX_FAILURES"], app.config["LOGIN_WINDOW"], clock=lambda: now[0],
         lockout=app.config["LOGIN_LOCKOUT"], max_lockout=app.config["LOGIN_MAX_LOCKOUT"],
     )
-    master = GameMaster(client, login=False)
+    master = GameMaster(client, PIN)
     for _ in range(app.config["LOGIN_MAX_FAILURES"] - 1):
         wrong = master.post("login", {"pin": "0000"})
         assert wrong.status_code == 401 and "Retry-After" not in wrong.headers
@@ -444,7 +421,7 @@ def test_other_api_failures_are_json_too(store: GameStore) -> None:
 
 @pytest.mark.parametrize("rotate", ["sideways", "CW", "", 1, ["cw"], {"cw": 1}, True])
 def test_unknown_rotations_are_refused(client: FlaskClient, rotate: Any) -> None:
-    gm = GameMaster(client)
+    gm = logged_in(client, PIN)
     assert gm.post("game", {"preset": "4d", "players": ["Ana", "Ben"]}).status_code == 200
     store: GameStore = client.application.extensions["dicetower.store"]
     opening = gm.post("throw", {"faces": [1, 2, 3, 4], "rotate": rotate})

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from flask.testing import FlaskClient
+from helpers import GameMaster, logged_in
 from test_scoreboard_browser import browser, text_of, wait_for  # noqa: F401 (a fixture)
 
 from firmware_host.controller import messages
@@ -109,28 +109,8 @@ def make_app(store: GameStore, tower: Any) -> Flask:
     return create_app({"TESTING": True, "SCOREBOARD_PIN": PIN}, store=store, tower=tower)
 
 
-class GameMaster:
-    """A test client with a session, its CSRF token and, after `login`, the PIN's rights."""
-
-    def __init__(self, client: FlaskClient) -> None:
-        self.client = client
-        self.csrf = client.get("/api/session").get_json()["csrf"]
-
-    def post(self, path: str, body: Any = None, **kwargs: Any) -> Any:
-        headers = {"X-CSRF-Token": self.csrf, **kwargs.pop("headers", {})}
-        # As the English page sends it: its refusals come back in English.
-        return self.client.post(f"/api/admin/{path}?lang=en", json=body, headers=headers,
-                                **kwargs)
-
-    def login(self) -> GameMaster:
-        response = self.post("login", {"pin": PIN})
-        assert response.status_code == 200
-        self.csrf = response.get_json()["csrf"]
-        return self
-
-
 def game_master(app: Flask) -> GameMaster:
-    return GameMaster(app.test_client()).login()
+    return logged_in(app.test_client(), PIN)
 
 
 def error_of(response: Any) -> tuple[int, str]:
@@ -170,7 +150,7 @@ def test_pages_embed_the_tower_state(store: GameStore, tower: FakeTower) -> None
 
 def test_confirm_needs_the_csrf_token_then_the_pin(store: GameStore, tower: FakeTower) -> None:
     app = make_app(store, tower)
-    master = GameMaster(app.test_client())
+    master = GameMaster(app.test_client(), PIN)
     no_token = master.client.post("/api/admin/dispenses/4/confirm", json={"delivered": 2})
     assert error_of(no_token) == (403, "csrf")
     assert error_of(master.post("dispenses/4/confirm", {"delivered": 2})) == (401, "login")

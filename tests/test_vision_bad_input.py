@@ -131,8 +131,11 @@ def test_grey_and_bgra_images_are_accepted(tray_png) -> None:
     bgra = cv2.cvtColor(shot.image, cv2.COLOR_BGR2BGRA)
     assert vision.read_dice(bgra) == bgr_reading
     grey = cv2.cvtColor(shot.image, cv2.COLOR_BGR2GRAY)
-    assert isinstance(vision.read_dice(grey), list)
-    assert isinstance(vision.read_dice(grey[..., None]), list)
+    # One channel is read as the same grey in three: the same dice, at the same places.
+    grey_reading = vision.read_dice(cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR))
+    assert len(grey_reading) == len(bgr_reading) == 3
+    assert vision.read_dice(grey) == grey_reading
+    assert vision.read_dice(grey[..., None]) == grey_reading
 
 
 def test_a_tiny_image_reads_without_crashing() -> None:
