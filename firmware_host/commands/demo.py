@@ -62,10 +62,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true",
                         help="print only one summary object at the end")
     parser.add_argument("--strategy", choices=STRATEGY_NAMES, default=None,
-                        help="how the virtual players keep dice and move: simple (a bar "
-                        "player's habits), random (any legal choice) or advisor (the odds "
-                        "advisor; see docs/advisor.md); default: the table's own habits "
-                        "(they stop at random a third of the time)")
+                        help="how the virtual players keep dice and move: simple (the "
+                        "simulation's players), advisor (the odds advisor; see "
+                        "docs/advisor.md) or random (they stop at random a third of the "
+                        "time, even holding 421); default: as people at a bar (they stop on "
+                        "a hand worth keeping such as 421 or 111, else now and then)")
     parser.add_argument("--scene", choices=("classic", "varied"), default="classic",
                         help="the simulated tray's look: classic (one set of ivory dice on "
                         "felt under a bar lamp) or varied (other dice, floor, light and camera "

@@ -17,7 +17,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +59,9 @@ class DemoOptions:
     agree: int = 2
     pin: str | None = None
     max_throws: int = 100_000  # a safety net for tests: stop after this many throws
-    strategy: str | None = None  # simple, random, advisor; None: the table's own habits
+    # simple, advisor, or random (the table's habits, stopping at random even holding 421);
+    # None: the table's habits, stopping on a hand worth keeping as people at a bar do
+    strategy: str | None = None
     scene: str = "classic"  # the simulated tray's look: classic, or varied at every throw
 
 
@@ -110,7 +112,10 @@ class Demo:
                                      profile=self.profile, hold=options.hold,
                                      agree=options.agree, on_accept=self._check_accepted)
         self.controller.dispenser.before_token = self._token_for
-        self.table = VirtualTable(self.tray, seed=options.seed, habits=options.habits,
+        habits = options.habits
+        if options.strategy == "random":  # the table's old habits: stops at random, even on 421
+            habits = replace(habits, keep_good_hands=False)
+        self.table = VirtualTable(self.tray, seed=options.seed, habits=habits,
                                   press=self._press, strategy=_strategy(options.strategy))
         self.app = create_app({"SCOREBOARD_PIN": options.pin}, store=self.store,
                               tower=self.controller)
@@ -361,8 +366,9 @@ def next_square(view: dict[str, Any]) -> list[int]:
 
 
 def _strategy(name: str | None) -> Any:
-    """The players' strategy object (firmware_host.advisor.strategies), or None."""
-    if name is None:
+    """The players' strategy object (firmware_host.advisor.strategies), or None for the
+    table's own habits (``random`` among them)."""
+    if name is None or name == "random":
         return None
     from firmware_host.advisor.strategies import make_strategy
 

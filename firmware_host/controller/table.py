@@ -27,6 +27,8 @@ from firmware_host.camera.simulated import PlacedDie, SimulatedTray, TrayTruth
 from firmware_host.controller.square import faces_by_position, presenting
 from firmware_host.rules import legal_results
 from firmware_host.rules.fourd import DEFAULT_NEAR, THROWER, next_near
+from firmware_host.rules.hands import hand_name, rank_table
+from firmware_host.rules.simulation import GOOD_ENOUGH
 
 
 class TokenTray:
@@ -61,12 +63,16 @@ class TokenTray:
 
 @dataclass
 class Habits:
-    """How often the simulated players do what people do (each a probability per throw)."""
+    """How often the simulated players do what people do (each a probability per throw), and
+    whether they stop on a hand worth keeping."""
 
     cocked: float = 0.06
     hand: float = 0.04
     outside: float = 0.02
     stop: float = 0.35  # stop after a throw when allowed (else keep the best and go on)
+    # Stop on a hand worth keeping (421, 111, the fiches, brelans and suites) whenever
+    # allowed, as people at a bar do; False: stop only at random, even holding 421.
+    keep_good_hands: bool = True
     present: float = 0.5  # 4D: turn the thrown square to present it (else leave it as it lies)
 
     @classmethod
@@ -142,6 +148,9 @@ class VirtualTable:
         allowed = view.get("throws_allowed") or 3
         if view.get("throw_number", 0) >= allowed:
             return False
+        if self.habits.keep_good_hands and worth_keeping(view):
+            # Nobody at a bar throws a 421 away: a watcher would take it for a misread.
+            return True
         return self.rng.random() < self.habits.stop
 
     def _keep(self, hand: list[int]) -> list[int]:
@@ -267,6 +276,15 @@ class VirtualTable:
             dice.append(PlacedDie(int(face), centre, spot.angle, "roll"))
         self._spots = [spots[(p + quarter) % 4] for p in range(4)] + list(spots[4:])
         return dice
+
+
+def worth_keeping(view: dict[str, Any]) -> bool:
+    """Whether the 421 hand in ``view`` is one the simple players stop on (rank under
+    `GOOD_ENOUGH` in the game's ranking: 421, 111, the fiches, brelans and suites)."""
+    hand = view.get("dice") or []
+    if len(hand) != 3:
+        return False
+    return rank_table(view["knobs"]["ranking"])[hand_name(hand)] < GOOD_ENOUGH
 
 
 def _readable_presentations(faces: list[int]) -> list[int]:
