@@ -157,7 +157,20 @@ def test_benchmark_measures_every_client() -> None:
     assert result["clients_failed"] == 0
     assert result["changes_seen"] == result["changes_expected"] == 15
     assert result["missed"] == 0 and 0 <= result["coalesced"] < 15
-    assert 0 < result["median_ms"] <= result["p95_ms"] <= result["max_ms"]
+    assert 0 < result["p50_ms"] <= result["p95_ms"] <= result["max_ms"]
+
+
+def test_bench_scoreboard_json_has_the_other_benches_keys(capsys) -> None:
+
+    status = main(["bench", "scoreboard", "--clients", "2", "--updates", "3",
+                   "--interval", "0.01", "--seed", "5", "--json"])
+    out = capsys.readouterr().out
+    assert status == 0 and len(out.splitlines()) == 1  # the JSON object alone
+    result = json.loads(out)
+    assert {"p50_ms", "p95_ms", "max_ms", "clients", "missed", "seed"} <= set(result)
+    assert "median_ms" not in result
+    assert (result["clients"], result["updates"], result["missed"], result["seed"]) == (2, 3, 0, 5)
+    assert 0 < result["p50_ms"] <= result["p95_ms"] <= result["max_ms"]
 
 
 def test_a_skipped_change_arrives_with_the_next_state() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import json
 import math
 import random
 import statistics
@@ -39,6 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--interval", type=float, default=0.05, help="seconds between changes (default: 0.05)"
     )
     parser.add_argument("--seed", type=int, default=421, help="seed of the throws (default: 421)")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object (p50_ms, p95_ms, max_ms, clients, missed...)")
     parser.set_defaults(func=_run)
 
 
@@ -121,7 +124,7 @@ def run_benchmark(clients: int, updates: int, interval: float, seed: int) -> dic
     # Every client connects from this machine: the per-address cap must not count them as one.
     app = create_app({"SCOREBOARD_PIN": "0000", "SSE_MAX_CLIENTS": clients + 4,
                       "SSE_MAX_PER_CLIENT": clients + 4})
-    store = app.extensions["dicetower.store"]
+    store = app.extensions["dicetower.hub"]
     store.start_game(PRESET, PLAYERS)
     with BackgroundServer(app) as server:
         host, port = server.url.split("//", 1)[1].rstrip("/").rsplit(":", 1)
@@ -145,6 +148,9 @@ def run_benchmark(clients: int, updates: int, interval: float, seed: int) -> dic
             delays.append((arrived - at) * 1000)
             coalesced += version not in reader.received
     return {
+        "preset": PRESET,
+        "seed": seed,
+        "interval_ms": interval * 1000,
         "clients": clients,
         "clients_failed": len(failed),
         "updates": len(changed),
@@ -153,7 +159,7 @@ def run_benchmark(clients: int, updates: int, interval: float, seed: int) -> dic
         "coalesced": coalesced,
         "missed": missed,
         "payload_bytes": payload,
-        "median_ms": statistics.median(delays) if delays else None,
+        "p50_ms": statistics.median(delays) if delays else None,
         "p95_ms": percentile(delays, 0.95) if delays else None,
         "max_ms": max(delays) if delays else None,
     }
@@ -176,15 +182,19 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    print(
-        f"scoreboard: {args.clients} SSE clients, {args.updates} changes every "
-        f"{args.interval * 1000:.0f} ms (real {PRESET} game, seed {args.seed})..."
-    )
+    if not args.json:
+        print(
+            f"scoreboard: {args.clients} SSE clients, {args.updates} changes every "
+            f"{args.interval * 1000:.0f} ms (real {PRESET} game, seed {args.seed})..."
+        )
     result = run_benchmark(args.clients, args.updates, args.interval, args.seed)
-    for key, value in result.items():
-        shown = f"{value:.2f}" if isinstance(value, float) else value
-        print(f"  {key:<16} {shown}")
-    if result["clients_failed"] or result["missed"] or result["median_ms"] is None:
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            shown = f"{value:.2f}" if isinstance(value, float) else value
+            print(f"  {key:<16} {shown}")
+    if result["clients_failed"] or result["missed"] or result["p50_ms"] is None:
         print("some clients could not connect or missed changes: see above", file=sys.stderr)
         return 1
     return 0
