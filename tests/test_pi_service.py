@@ -287,3 +287,35 @@ def test_a_start_up_error_exits_2_and_says_why_to_systemd(tmp_path: Path) -> Non
     assert "\n" not in line and "Traceback" not in line and "pinmap.toml" in line
     assert status.startswith("STATUS=cannot start: ") and "pinmap.toml" in status
 
+
+def test_a_pin_map_with_several_problems_says_each_on_its_own_line(tmp_path: Path) -> None:
+    config = _config(tmp_path, _free_port())
+    from hardware.pinmap import EXAMPLE_PINMAP
+
+    pinmap = config.parent / "pinmap.toml"
+    example = EXAMPLE_PINMAP.read_text(encoding="utf-8")
+    broken = example.replace("red = 17", "red = 99").replace("green = 6", "green = 5")
+    broken = broken.replace("chute_angle = 18", 'chute_angle = "x"')
+    assert broken.count("\n") == example.count("\n") and broken != example
+    pinmap.write_text(broken)
+    config.write_text(config.read_text().replace('pinmap = "simulated"', 'pinmap = "pinmap.toml"'))
+    path = tmp_path / "notify.sock"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(str(path))
+        sock.settimeout(60)
+        result = subprocess.run(
+            [sys.executable, "-m", "firmware_host.cli", "run", "--config", str(config),
+             "--journal", str(tmp_path / "journal.sqlite3")],
+            env={**os.environ, "NOTIFY_SOCKET": str(path)}, capture_output=True, text=True,
+            timeout=120)
+        status = _messages(sock, "STATUS=")[-1]
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.splitlines()
+    assert "Traceback" not in result.stderr and len(lines) == 3, result.stderr
+    assert all(line.startswith(f"dicetower run: {pinmap}: [seats.") for line in lines)
+    assert [line.split("]")[0].rsplit("[", 1)[1] for line in lines] == [
+        "seats.1", "seats.2", "seats.3"]
+    assert "pin 99" in lines[0] and "pin 5 is already used" in lines[1]
+    assert "chute_angle" in lines[2]
+    # systemd's status is one line: the three problems side by side.
+    assert "\n" not in status.strip() and status.count(str(pinmap)) == 3

@@ -44,7 +44,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _fail(message: str, code: int = 2) -> int:
-    print(f"dicetower run: {message}", file=sys.stderr)
+    # One line per problem (a pin map may have several), each saying who speaks.
+    for line in message.splitlines() or [""]:
+        print(f"dicetower run: {line}", file=sys.stderr)
     return code
 
 
@@ -90,7 +92,8 @@ def run_tower(config: object, *, new_game: bool = False) -> int:
             parts = open_tower_parts(config, new_game=new_game,  # type: ignore[arg-type]
                                      heartbeat=notifier.watchdog)
         except StartError as err:
-            notifier.status(f"cannot start: {err}")  # what `systemctl status` shows
+            # What `systemctl status` shows: one line, since a newline would end the status.
+            notifier.status("cannot start: " + "; ".join(str(err).splitlines()))
             return _fail(str(err), 2)
         try:
             urls = scoreboard_urls(parts.config.host, parts.server.port)

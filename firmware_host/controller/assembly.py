@@ -21,7 +21,8 @@ MEGABYTE = 1024 * 1024
 
 
 class StartError(RuntimeError):
-    """The tower cannot start; the message says which part and what to do."""
+    """The tower cannot start; the message says which part and what to do, one line per
+    problem (a pin map may have several)."""
 
 
 @dataclass
@@ -182,7 +183,7 @@ def _tower(config: TowerConfig) -> Any:
     try:
         return open_tower(config.pinmap)
     except PinMapError as err:
-        raise StartError(str(err)) from None
+        raise StartError("\n".join(err.problems)) from None  # every problem, not the first
     except NotOnAPi as err:
         raise StartError(f"{err}; set [tower] pinmap = \"simulated\" in {config.source} to try "
                          "the tower with mock pins") from None
