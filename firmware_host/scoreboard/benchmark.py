@@ -124,7 +124,7 @@ def run_benchmark(clients: int, updates: int, interval: float, seed: int) -> dic
     # Every client connects from this machine: the per-address cap must not count them as one.
     app = create_app({"SCOREBOARD_PIN": "0000", "SSE_MAX_CLIENTS": clients + 4,
                       "SSE_MAX_PER_CLIENT": clients + 4})
-    store = app.extensions["dicetower.hub"]
+    store = app.extensions["dicetower.store"]
     store.start_game(PRESET, PLAYERS)
     with BackgroundServer(app) as server:
         host, port = server.url.split("//", 1)[1].rstrip("/").rsplit(":", 1)
