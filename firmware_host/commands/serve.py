@@ -1,8 +1,9 @@
 """The `dicetower serve` subcommand: the scoreboard alone, throws entered by the game master.
 
 This is how a bar keeps playing when the camera or the tower is out: the game master types
-each throw on the ``/admin`` page. The game is kept in the same journal as the tower's (the
-user's data directory unless ``--journal`` says otherwise), so it survives a restart and the
+each throw on the ``/admin`` page. The game is kept in the same journal as the tower's: the
+one its configuration names (``--config``, else ~/dicetower/tower.toml when there), else the
+user's data directory, unless ``--journal`` says otherwise; so it survives a restart and the
 tower can take it over (`dicetower run` resumes it). Tokens are handed out by hand here: no
 dispense is written for the tower to pay later.
 """
@@ -42,7 +43,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--journal", type=Path, default=None,
-        help="the game's journal (default: the tower's, in the user's data directory)",
+        help="the game's journal (default: the one the tower's configuration names, else the "
+        "user's data directory's)",
+    )
+    parser.add_argument(
+        "--config", type=Path, default=None,
+        help="the tower's configuration, whose [journal] path is the default journal "
+        "(default: ~/dicetower/tower.toml when it exists)",
     )
     parser.add_argument(
         "--new", action="store_true",
@@ -75,12 +82,15 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from firmware_host.commands.paths import writable_file_problem
-    from firmware_host.controller.config import default_journal
+    from firmware_host.commands.paths import tower_journal, writable_file_problem
     from firmware_host.controller.journal import Journal, JournalError
     from firmware_host.scoreboard.store import GameStore
 
-    path = args.journal or default_journal()
+    try:
+        path, named_by = tower_journal(args.journal, args.config)
+    except ValueError as err:
+        print(f"dicetower serve: {err}", file=sys.stderr)
+        return 2
     problem = writable_file_problem(path, "the journal")
     if problem:
         print(f"dicetower serve: {problem}", file=sys.stderr)
@@ -114,7 +124,7 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     print("dicetower scoreboard")
     state = "resumed the unfinished game of" if resumed else "journal"
-    print(f"  {state} {path}")
+    print(f"  {state} {path}" + (f" (named by {named_by})" if named_by else ""))
     for url in urls:
         print(f"  scoreboard:  {url}")
     print(f"  game master: {urls[0]}admin")
