@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from firmware_host.commands.game_options import positive_int
+from firmware_host.argtypes import positive_int
 
 COLUMNS = ("dice", "correct", "wrong", "unsure", "missed", "extra")
 LIGHTS: dict[str, dict[str, Any]] = {

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from calibration.errors import CalibrationError
+from firmware_host.camera.motion import moved, small_grey
 from vision import ImageError, load_image
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
@@ -132,8 +133,6 @@ def still_image(camera: Any, hold: float = HOLD, max_wait: float = MAX_WAIT) -> 
 
     `CalibrationError` when it never rests within ``max_wait``; a `CameraError` from the
     camera goes up as it is (the caller says which step it stopped)."""
-    from firmware_host.controller.settle import moved, small_grey
-
     first = camera.read()
     reference, since, start = small_grey(first), first.at, first.at
     while True:

@@ -1,5 +1,5 @@
 """Test helpers shared by several test files: the game master's client of the scoreboard's
-API and the pin-map text of a small tower."""
+API, the pin-map text of a small tower, and a journal kept in a list."""
 
 from __future__ import annotations
 
@@ -65,3 +65,14 @@ def pinmap_text(seats: Sequence[tuple[int, int, int | None]], *, ring: int = 4,
     if dispenser:
         lines.append(dispenser.strip())
     return "\n".join(lines) + "\n"
+
+
+class ListJournal(list):
+    """A journal that keeps the actions a hub gives it in a list (no file, no replay)."""
+
+    def record(self, action: dict[str, Any], dispenses: Any = ()) -> int:
+        self.append(action)
+        return len(self)
+
+    def actions_since_last_game(self) -> list[tuple[int, dict[str, Any]]]:
+        return []

@@ -32,10 +32,10 @@ from test_scoreboard_tower import GameMaster, error_of, game_master, not_disable
 from calibration.tray import order_corners, propose_zones
 from firmware_host.camera.simulated import SimulatedCamera, SimulatedTray
 from firmware_host.controller.controller import Controller
-from firmware_host.controller.journal import Journal
+from firmware_host.hub import GameHub
+from firmware_host.hub.journal import Journal
 from firmware_host.scoreboard.app import create_app
 from firmware_host.scoreboard.server import BackgroundServer
-from firmware_host.scoreboard.store import GameStore
 from hardware import EXAMPLE_PINMAP, SimulatedTower, load_pinmap, simulated_pinmap
 from vision import Profile
 
@@ -55,12 +55,12 @@ class RunningTower:
         self.tray = SimulatedTray(seed=seed)
         self.camera = SimulatedCamera(self.tray)
         self.camera.open()
-        self.store = GameStore()
+        self.store = GameHub()
         self.journal = Journal(tmp_path / "journal.sqlite3")
         self.hardware = SimulatedTower(simulated_pinmap(load_pinmap(EXAMPLE_PINMAP)),
                                        tokens=20)
         self.controller = Controller(self.camera, self.hardware, self.store, self.journal,
-                                     hold=0.2)
+                                     hold=0.2, tray=self.tray)
         self.controller.resume_or_start("tim-11", PLAYERS)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.controller.run, args=(self.stop,),
@@ -88,11 +88,11 @@ def tower(tmp_path: Path) -> Iterator[RunningTower]:
         running.close()
 
 
-def make_app(tower: RunningTower | None, store: GameStore | None = None,
+def make_app(tower: RunningTower | None, store: GameHub | None = None,
              **config: Any) -> Flask:
     return create_app({"TESTING": True, "SCOREBOARD_PIN": PIN, "CALIBRATION_THROWS": 2,
                        "CALIBRATION_CHECKS": 1, "CALIBRATION_HOLD": 0.2, **config},
-                      store=tower.store if tower else store,
+                      hub=tower.store if tower else store,
                       tower=tower.controller if tower else None)
 
 
@@ -233,7 +233,7 @@ def test_a_paused_game_stays_paused(tower: RunningTower, private_data_home: Path
 
 
 def test_refusals() -> None:
-    store = GameStore()
+    store = GameHub()
     store.start_game("tim-11", PLAYERS)
     master = game_master(make_app(None, store))
     no_tower = master.post("calibration/start", {"expect": 3})

@@ -12,7 +12,7 @@ import pytest
 from helpers import pinmap_text
 
 from firmware_host.controller.dispenser import TokenDispenser
-from firmware_host.controller.journal import Dispense, Journal
+from firmware_host.hub.journal import Dispense, Journal
 from hardware.pinmap import parse_pinmap
 from hardware.simulation import SimulatedTower, simulation_timing
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.controller.journal import (
+from firmware_host.hub.journal import (
     APPLICATION_ID,
     SCHEMA_VERSION,
     Journal,
@@ -325,7 +325,7 @@ def test_accepted_throws_with_corrections(tmp_path: Path) -> None:
 
 KILLER = textwrap.dedent("""
     import os, signal, sys
-    from firmware_host.controller.journal import Journal
+    from firmware_host.hub.journal import Journal
     journal = Journal(sys.argv[1])
     n = int(sys.argv[2])
     for k in range(n):
@@ -390,7 +390,7 @@ def test_one_writer_at_a_time_and_a_killed_one_leaves_no_stale_lock(tmp_path: Pa
     holder = subprocess.Popen(
         [sys.executable, "-c",
          "import sys, time\n"
-         "from firmware_host.controller.journal import Journal\n"
+         "from firmware_host.hub.journal import Journal\n"
          f"journal = Journal({str(path)!r}, exclusive=True)\n"
          "print('held', flush=True)\n"
          "time.sleep(60)\n"],

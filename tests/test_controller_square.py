@@ -14,8 +14,8 @@ import pytest
 from firmware_host.controller import messages
 from firmware_host.controller.referee import Call
 from firmware_host.controller.square import SquareTracker, clockwise_order, split_fifth
+from firmware_host.hub import GameHub
 from firmware_host.rules import check_move, legal_results
-from firmware_host.scoreboard.store import GameStore
 from vision import Die
 
 SIDE = 36.0
@@ -66,7 +66,7 @@ class Table:
     """A 4D game on the scoreboard's store, read through a tracker as the controller does."""
 
     def __init__(self, knobs: dict[str, object] | None = None) -> None:
-        self.store = GameStore()
+        self.store = GameHub()
         self.store.start_game("4d", ["Ana", "Ben"], knobs)
         self.tracker = SquareTracker()
 
@@ -344,8 +344,7 @@ def test_with_the_thrower_moving_first_a_turned_square_is_no_presentation() -> N
 def test_an_old_journal_of_a_game_in_progress_replays(tmp_path: Path) -> None:
     """A journal written when seat 0 moved first (its new game names only the overrides
     given) replays as it was played; today's journal, with full knobs, under the seed's rule."""
-    from firmware_host.controller.journal import Journal
-    from firmware_host.controller.replay import replay_journal
+    from firmware_host.hub.journal import Journal
     from firmware_host.rules import PRESETS
 
     moves = ([1, 2, 3, 4], [3, 2, 3, 4], [3, 2, 5, 4])
@@ -357,8 +356,8 @@ def test_an_old_journal_of_a_game_in_progress_replays(tmp_path: Path) -> None:
             journal.record({"action": "event", "event": {"type": "throw", "faces": moves[0]}})
             for faces in moves[1:]:
                 journal.record({"action": "event", "event": {"type": "turn", "faces": faces}})
-            store = GameStore()
-            assert len(replay_journal(store, journal)) == 4
+            store = GameHub()
+            assert len(store.open_journal(journal)) == 4
         view = store.snapshot()["game"]
         assert (view["scores"], view["to_move"]) == (scores, to_move), knobs
         assert view["dice"] == [3, 2, 5, 4] and view["square"]["near"]["pos"] == 2

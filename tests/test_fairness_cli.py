@@ -18,10 +18,10 @@ import pytest
 
 from firmware_host.cli import main
 from firmware_host.controller.config import default_journal
-from firmware_host.controller.journal import Journal, JournalError
 from firmware_host.fairness.analysis import DEFAULT_QUESTION
+from firmware_host.hub import GameHub
+from firmware_host.hub.journal import Journal, JournalError
 from firmware_host.rules.simulation import play, policy_421
-from firmware_host.scoreboard.store import GameStore
 
 REPO = Path(__file__).resolve().parent.parent
 FAIR = [1 / 6] * 6
@@ -43,7 +43,8 @@ def record_games(journal: Journal, seed: int, dice: list[float], games: int,
             event["faces"] = (faces_rng.choice(6, len(event["faces"]), p=dice) + 1).tolist()
         return event
 
-    store = GameStore(journal=lambda action: journal.record(action))
+    store = GameHub()
+    store.open_journal(journal, replay=False, tokens=False)
     counts = np.zeros(6, dtype=int)
     players = ["Ana", "Ben"] if preset == "4d" else ["Ana", "Ben", "Cleo"]
     for _ in range(games):
@@ -150,7 +151,7 @@ def test_since_keeps_the_throws_from_that_date_on(capsys: pytest.CaptureFixture[
 
 WRITER = textwrap.dedent("""
     import sys
-    from firmware_host.controller.journal import Journal
+    from firmware_host.hub.journal import Journal
     journal = Journal(sys.argv[1], exclusive=True)  # the tower's own claim on its journal
     journal.record({"action": "new_game", "preset": "tim-11", "players": ["A", "B"]})
     for batch in range(3):

@@ -12,12 +12,12 @@ from flask import Flask
 from flask.testing import FlaskClient
 from test_scoreboard_browser import browser, text_of, wait_for  # noqa: F401 (a fixture)
 
-from firmware_host.controller.journal import Journal
 from firmware_host.fairness.analysis import DEFAULT_QUESTION
 from firmware_host.fairness.watch import REFRESH_EVERY
+from firmware_host.hub import GameHub
+from firmware_host.hub.journal import Journal
 from firmware_host.scoreboard.app import create_app
 from firmware_host.scoreboard.server import BackgroundServer
-from firmware_host.scoreboard.store import GameStore
 
 PIN = "8642"
 
@@ -27,6 +27,7 @@ class TowerWithJournal:
 
     def __init__(self, journal: Journal) -> None:
         self.journal = journal
+        self.journal_path = journal.path
 
     def confirm_dispense(self, dispense_id: int, delivered: int) -> Any:
         raise KeyError(dispense_id)
@@ -49,10 +50,10 @@ def journal(tmp_path: Path) -> Iterator[Journal]:
 
 
 def make_app(journal: Journal | None) -> Flask:
-    store = GameStore()
+    store = GameHub()
     store.start_game("tim-11", ["Ana", "Ben", "Cleo"])
     tower = TowerWithJournal(journal) if journal is not None else None
-    return create_app({"TESTING": True, "SCOREBOARD_PIN": PIN}, store=store, tower=tower)
+    return create_app({"TESTING": True, "SCOREBOARD_PIN": PIN}, hub=store, tower=tower)
 
 
 def logged_in(app: Flask) -> FlaskClient:
@@ -85,11 +86,11 @@ def test_the_real_controller_gives_the_page_its_journal(journal: Journal) -> Non
     from hardware import EXAMPLE_PINMAP, SimulatedTower, load_pinmap, simulated_pinmap
 
     record_throws(journal, 6, DEFAULT_QUESTION.dice_needed(), DEFAULT_QUESTION.loaded_die(2))
-    store = GameStore()
+    store = GameHub()
     hardware = SimulatedTower(simulated_pinmap(load_pinmap(EXAMPLE_PINMAP)), tokens=10)
     try:
         controller = Controller(SimulatedCamera(SimulatedTray(seed=3)), hardware, store, journal)
-        app = create_app({"TESTING": True, "SCOREBOARD_PIN": PIN}, store=store,
+        app = create_app({"TESTING": True, "SCOREBOARD_PIN": PIN}, hub=store,
                          tower=controller)
         summary = fairness(logged_in(app))
     finally:

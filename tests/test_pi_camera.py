@@ -19,9 +19,9 @@ import pytest
 from fake_picamera2 import RED_BGR, World, make_fake
 
 from firmware_host.camera import CameraError, camera_from_spec
+from firmware_host.camera.motion import SMALL_WIDTH, small_grey
 from firmware_host.controller import camera_link
 from firmware_host.controller.camera_link import CameraLink
-from firmware_host.controller.settle import SMALL_WIDTH, small_grey
 
 
 @pytest.fixture

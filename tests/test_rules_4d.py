@@ -8,6 +8,7 @@ import re
 from itertools import product
 
 import pytest
+from helpers import ListJournal
 
 from firmware_host.rules import RuleError, best_combination, check_move, game_from_json, new_game
 from firmware_host.rules.fourd import Game4D, legal_results, next_near, roles
@@ -324,10 +325,11 @@ def test_the_simulated_player_sends_a_rotation_and_plays_whole_games() -> None:
 ])
 def test_an_event_with_fields_it_does_not_use_is_refused(preset: str, event: dict,
                                                          unused: str) -> None:
-    from firmware_host.scoreboard.store import GameStore
+    from firmware_host.hub import GameHub
 
-    journaled: list[dict] = []
-    store = GameStore(journal=journaled.append)
+    journaled = ListJournal()
+    store = GameHub()
+    store.open_journal(journaled)  # type: ignore[arg-type]
     store.start_game(preset, ["Ana", "Ben"])
     before = store.snapshot()["game"]
     with pytest.raises(RuleError, match=f"takes no {unused}"):

@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.controller.journal import Journal
-from firmware_host.controller.replay import replay_journal
+from firmware_host.hub import GameHub
+from firmware_host.hub.journal import Journal
 from firmware_host.rules import RuleError, game_from_json, new_game
 from firmware_host.rules.knobs import EARLIER_READINGS, PRESETS, saved_knobs
-from firmware_host.scoreboard.store import GameStore
 
 DATA = Path(__file__).parent / "data"
 
@@ -84,8 +83,8 @@ def test_a_journal_written_with_overrides_only_replays_under_the_earlier_reading
                         "players": data["players"], "knobs": None})
         for event in data["events"]:
             journal.record({"action": "event", "event": event})
-        store = GameStore()
-        replay_journal(store, journal)
+        store = GameHub()
+        store.open_journal(journal)
     game = store.game_json()
     assert game["knobs"]["second_nenette"] == "rampo"
     assert game["view"]["phase"] == "rampo"
@@ -93,8 +92,8 @@ def test_a_journal_written_with_overrides_only_replays_under_the_earlier_reading
 
 def test_todays_journal_holds_the_full_knobs(tmp_path: Path) -> None:
     with Journal(tmp_path / "tower.db") as journal:
-        store = GameStore()
-        store.set_journal(journal.record)
+        store = GameHub()
+        store.open_journal(journal, replay=False)
         store.start_game("regles-21", ["Ana", "Ben"])
         (_, action), = journal.actions_since_last_game()
     assert action["knobs"] == PRESETS["regles-21"]

@@ -12,24 +12,24 @@ from flask.testing import FlaskClient
 from helpers import GameMaster, logged_in
 
 import firmware_host.scoreboard as scoreboard_package
+from firmware_host.hub import GameHub
 from firmware_host.scoreboard.app import create_app
 from firmware_host.scoreboard.auth import FailureLimiter, generate_pin, pin_matches
-from firmware_host.scoreboard.store import GameStore
 
 PIN = "4821"
 PLAYERS = ["Ana", "Ben", "Cleo"]
 
 
 @pytest.fixture
-def store() -> GameStore:
-    return GameStore()
+def store() -> GameHub:
+    return GameHub()
 
 
 @pytest.fixture
-def app(store: GameStore) -> Flask:
+def app(store: GameHub) -> Flask:
     return create_app(
         {"TESTING": True, "SCOREBOARD_PIN": PIN, "SCOREBOARD_PUBLIC_URL": "http://10.0.0.7:8000/"},
-        store=store,
+        hub=store,
     )
 
 
@@ -116,7 +116,7 @@ def test_presets_list_every_preset_and_knob(client: FlaskClient) -> None:
 
 
 def test_frame_is_404_json_without_camera_then_the_jpeg(
-    client: FlaskClient, store: GameStore
+    client: FlaskClient, store: GameHub
 ) -> None:
     response = client.get("/api/frame.jpg")
     assert response.status_code == 404 and response.get_json()["code"] == "no_frame"
@@ -142,7 +142,7 @@ def test_admin_page_asks_for_the_pin(client: FlaskClient) -> None:
     assert 'id="login-form"' in html and '"admin": false' in html
 
 
-def test_post_without_csrf_token_is_refused(client: FlaskClient, store: GameStore) -> None:
+def test_post_without_csrf_token_is_refused(client: FlaskClient, store: GameHub) -> None:
     client.get("/api/session")
     response = client.post("/api/admin/login", json={"pin": PIN})
     assert response.status_code == 403 and response.get_json()["code"] == "csrf"
@@ -158,7 +158,7 @@ def test_post_without_session_is_refused(app: Flask) -> None:
     assert response.status_code == 403
 
 
-def test_actions_need_the_pin(client: FlaskClient, store: GameStore) -> None:
+def test_actions_need_the_pin(client: FlaskClient, store: GameHub) -> None:
     visitor = GameMaster(client, PIN)
     for path, body in [
         ("game", {"preset": "tim-11", "players": PLAYERS}),

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from firmware_host.hub import GameHub
 from firmware_host.scoreboard.app import create_app
 from firmware_host.scoreboard.server import BackgroundServer
-from firmware_host.scoreboard.store import GameStore
 
 pytestmark = pytest.mark.browser
 
@@ -67,15 +67,15 @@ def browser() -> Iterator[object]:
 
 
 @pytest.fixture
-def store() -> GameStore:
-    store = GameStore()
+def store() -> GameHub:
+    store = GameHub()
     store.start_game("tim-11", ["Ana", "Ben", "Cleo"])
     return store
 
 
 @pytest.fixture
-def server(store: GameStore) -> Iterator[BackgroundServer]:
-    app = create_app({"SCOREBOARD_PIN": PIN}, store=store)
+def server(store: GameHub) -> Iterator[BackgroundServer]:
+    app = create_app({"SCOREBOARD_PIN": PIN}, hub=store)
     with BackgroundServer(app) as running:
         yield running
 
@@ -106,7 +106,7 @@ def save_screenshots(driver: object, name: str) -> Path:
 
 
 def test_phone_sees_the_state_and_a_live_update(
-    browser: object, server: BackgroundServer, store: GameStore
+    browser: object, server: BackgroundServer, store: GameHub
 ) -> None:
     driver = browser
     driver.get(server.url + "?lang=fr")  # type: ignore[attr-defined]
@@ -155,9 +155,9 @@ def test_phone_sees_the_state_and_a_live_update(
     assert "2 jetons" in driver.find_elements(By.CSS_SELECTOR, "#players li")[0].text  # type: ignore[attr-defined]
 
 
-def test_page_reconnects_by_itself_and_catches_up(browser: object, store: GameStore) -> None:
+def test_page_reconnects_by_itself_and_catches_up(browser: object, store: GameHub) -> None:
     """The tower's server goes away (like a phone losing Wi-Fi), a throw happens meanwhile."""
-    app = create_app({"SCOREBOARD_PIN": PIN}, store=store)
+    app = create_app({"SCOREBOARD_PIN": PIN}, hub=store)
     first = BackgroundServer(app).start()
     port = int(first.url.rstrip("/").rsplit(":", 1)[1])
     driver = browser
@@ -176,7 +176,7 @@ def test_page_reconnects_by_itself_and_catches_up(browser: object, store: GameSt
 
 
 def test_game_master_enters_a_throw_by_hand(
-    browser: object, server: BackgroundServer, store: GameStore
+    browser: object, server: BackgroundServer, store: GameHub
 ) -> None:
     from selenium.webdriver.common.by import By
 
@@ -221,7 +221,7 @@ def test_game_master_enters_a_throw_by_hand(
     assert [p["name"] for p in game["players"]] == ["Zoé", "Yann"] and game["target"] == 50
 
 
-def test_four_dice_square(browser: object, server: BackgroundServer, store: GameStore) -> None:
+def test_four_dice_square(browser: object, server: BackgroundServer, store: GameHub) -> None:
     store.start_game("4d", ["Ana", "Ben"])
     store.apply({"type": "throw", "faces": [1, 2, 3, 4]})
     driver = browser
@@ -236,7 +236,7 @@ def test_four_dice_square(browser: object, server: BackgroundServer, store: Game
 
 
 def test_game_master_turns_a_4d_die_and_the_square(
-    browser: object, server: BackgroundServer, store: GameStore
+    browser: object, server: BackgroundServer, store: GameHub
 ) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select

@@ -9,8 +9,8 @@ import logging
 import pytest
 from flask import Flask
 
+from firmware_host.hub import GameHub
 from firmware_host.scoreboard.app import create_app
-from firmware_host.scoreboard.store import GameStore
 
 PIN = "8642"
 # Latin-1 (as a server decodes raw header bytes), beyond it, and a near miss of a real token.
@@ -19,10 +19,10 @@ ODD_TOKENS = ["é", "jeton-é", "€uro", "\u00ff" * 32, "\u0301"]
 
 @pytest.fixture
 def app() -> Flask:
-    store = GameStore()
+    store = GameHub()
     store.start_game("tim-11", ["Ana", "Ben", "Cleo"])
     # Not TESTING: an exception becomes the 500 and the logged traceback a tower would give.
-    return create_app({"SCOREBOARD_PIN": PIN}, store=store)
+    return create_app({"SCOREBOARD_PIN": PIN}, hub=store)
 
 
 def post_routes(app: Flask) -> list[str]:
@@ -51,7 +51,7 @@ def test_a_non_ascii_token_is_a_clear_403_on_every_post_route(
     if logged_in:
         login = client.post("/api/admin/login", json={"pin": PIN}, headers={"X-CSRF-Token": csrf})
         assert login.status_code == 200
-    store: GameStore = app.extensions["dicetower.store"]
+    store: GameHub = app.extensions["dicetower.hub"]
     before = store.version
     caplog.set_level(logging.DEBUG)
     for path in post_routes(app):

@@ -17,13 +17,13 @@ from flask.testing import FlaskClient
 from helpers import GameMaster, logged_in
 
 from firmware_host.cli import main
+from firmware_host.hub import GameHub
 from firmware_host.rules import PRESETS, RuleError, new_game
 from firmware_host.rules.factory import PLAYER_COUNTS
 from firmware_host.scoreboard.app import create_app
 from firmware_host.scoreboard.auth import FailureLimiter
 from firmware_host.scoreboard.server import BackgroundServer
 from firmware_host.scoreboard.sse import CLIENT_FULL, FULL, ClientLimit, StateStream
-from firmware_host.scoreboard.store import GameStore
 
 PIN = "8642"
 # Far longer than any test: a slot freed while waiting can only come from seeing the client go.
@@ -32,15 +32,15 @@ PATIENCE = 20.0  # how long a test waits for the server to notice, before callin
 
 
 @pytest.fixture
-def store() -> GameStore:
-    store = GameStore()
+def store() -> GameHub:
+    store = GameHub()
     store.start_game("tim-11", ["Ana", "Ben", "Cleo"])
     return store
 
 
 @pytest.fixture
-def app(store: GameStore) -> Flask:
-    return create_app({"TESTING": True, "SCOREBOARD_PIN": PIN}, store=store)
+def app(store: GameHub) -> Flask:
+    return create_app({"TESTING": True, "SCOREBOARD_PIN": PIN}, hub=store)
 
 
 @pytest.fixture
@@ -91,11 +91,11 @@ def wait_until(condition: Any) -> bool:
 
 
 @pytest.fixture
-def live(store: GameStore) -> Iterator[tuple[BackgroundServer, ClientLimit]]:
+def live(store: GameHub) -> Iterator[tuple[BackgroundServer, ClientLimit]]:
     app = create_app(
         {"SCOREBOARD_PIN": PIN, "SSE_MAX_CLIENTS": 3, "SSE_MAX_PER_CLIENT": 2,
          "SSE_KEEPALIVE": NEVER, "SSE_DISCONNECT_POLL": 0.05},
-        store=store,
+        hub=store,
     )
     with BackgroundServer(app) as server:
         yield server, app.extensions["dicetower.sse_limit"]
@@ -128,7 +128,7 @@ def test_a_closed_stream_frees_its_slot_without_waiting_for_a_keep_alive(
 
 
 def test_a_waking_phone_does_not_hold_two_slots(
-    live: tuple[BackgroundServer, ClientLimit], store: GameStore,
+    live: tuple[BackgroundServer, ClientLimit], store: GameHub,
 ) -> None:
     server, limit = live
     old = open_stream(server)
@@ -181,7 +181,7 @@ def test_client_limit_counts_per_address_and_forgets_released_ones() -> None:
     assert limit.count == 0 and limit._by_client == {}
 
 
-def test_a_stream_ends_as_soon_as_its_client_is_gone(store: GameStore) -> None:
+def test_a_stream_ends_as_soon_as_its_client_is_gone(store: GameHub) -> None:
     limit = ClientLimit(5)
     assert limit.acquire("x") is None
     gone = [False]
@@ -230,7 +230,7 @@ def test_nesting_that_parses_is_still_refused(gm: GameMaster, path: str) -> None
      (b"[1, 2]", "application/json"), (b'{"faces": [3]}', "text/plain")],
 )
 def test_malformed_bodies_are_400_and_change_nothing(
-    gm: GameMaster, store: GameStore, data: bytes, content_type: str,
+    gm: GameMaster, store: GameHub, data: bytes, content_type: str,
 ) -> None:
     before = store.version
     response = gm.post_raw("throw", data, content_type)
@@ -238,7 +238,7 @@ def test_malformed_bodies_are_400_and_change_nothing(
     assert store.version == before
 
 
-def test_ordinary_bodies_still_work(gm: GameMaster, store: GameStore) -> None:
+def test_ordinary_bodies_still_work(gm: GameMaster, store: GameHub) -> None:
     assert gm.post("throw", {"faces": [3]}).status_code == 200
     assert store.history()["entries"]
     assert gm.post_raw("pause", b"").status_code == 200  # an empty body is an empty object
@@ -254,7 +254,7 @@ def test_ordinary_bodies_still_work(gm: GameMaster, store: GameStore) -> None:
      "Ana\x00", "\ufeffAna", "A\u200dna"],
 )
 def test_names_with_hidden_or_control_characters_are_refused(
-    gm: GameMaster, store: GameStore, name: str,
+    gm: GameMaster, store: GameHub, name: str,
 ) -> None:
     before = store.snapshot()["game"]["players"]
     response = gm.post("game", {"preset": "tim-11", "players": [name, "Ben"]})
@@ -265,7 +265,7 @@ def test_names_with_hidden_or_control_characters_are_refused(
     assert store.snapshot()["game"]["players"] == before
 
 
-def test_names_are_trimmed_and_may_use_any_script(gm: GameMaster, store: GameStore) -> None:
+def test_names_are_trimmed_and_may_use_any_script(gm: GameMaster, store: GameHub) -> None:
     names = ["  Zoé ", "Ñandú", "Łukasz", "وليد", "美咲 🎲"]
     response = gm.post("game", {"preset": "tim-11", "players": names})
     assert response.status_code == 200, response.get_json()
@@ -387,8 +387,8 @@ def test_api_errors_are_always_json(client: FlaskClient, path: str) -> None:
                                    "status": 404}
 
 
-def test_api_errors_are_json_over_a_real_server(store: GameStore) -> None:
-    app = create_app({"SCOREBOARD_PIN": PIN}, store=store)
+def test_api_errors_are_json_over_a_real_server(store: GameHub) -> None:
+    app = create_app({"SCOREBOARD_PIN": PIN}, hub=store)
     with BackgroundServer(app) as server:
         host, port = server.url.split("//", 1)[1].rstrip("/").rsplit(":", 1)
         for path in ("//api/nope", "/static/../api/x", "/api"):
@@ -406,8 +406,8 @@ def test_pages_and_their_files_keep_html_errors(client: FlaskClient) -> None:
         assert response.status_code == 404 and not response.is_json, path
 
 
-def test_other_api_failures_are_json_too(store: GameStore) -> None:
-    app = create_app({"SCOREBOARD_PIN": PIN}, store=store)  # not TESTING: errors are answered
+def test_other_api_failures_are_json_too(store: GameHub) -> None:
+    app = create_app({"SCOREBOARD_PIN": PIN}, hub=store)  # not TESTING: errors are answered
 
     def broken() -> str:
         raise RuntimeError("a bug")
@@ -423,7 +423,7 @@ def test_other_api_failures_are_json_too(store: GameStore) -> None:
 def test_unknown_rotations_are_refused(client: FlaskClient, rotate: Any) -> None:
     gm = logged_in(client, PIN)
     assert gm.post("game", {"preset": "4d", "players": ["Ana", "Ben"]}).status_code == 200
-    store: GameStore = client.application.extensions["dicetower.store"]
+    store: GameHub = client.application.extensions["dicetower.hub"]
     opening = gm.post("throw", {"faces": [1, 2, 3, 4], "rotate": rotate})
     assert opening.status_code == 400 and "rotate" in opening.get_json()["error"]
     assert gm.post("throw", {"faces": [1, 2, 3, 4]}).status_code == 200
@@ -433,7 +433,7 @@ def test_unknown_rotations_are_refused(client: FlaskClient, rotate: Any) -> None
     assert "rotate" in turn.get_json()["error"] and store.version == before
 
 
-def test_a_rotation_on_a_throw_is_refused_even_when_valid(gm: GameMaster, store: GameStore) -> None:
+def test_a_rotation_on_a_throw_is_refused_even_when_valid(gm: GameMaster, store: GameHub) -> None:
     before = store.version
     response = gm.post("throw", {"faces": [3], "rotate": "cw"})
     assert response.status_code == 400 and "4D turn" in response.get_json()["error"]

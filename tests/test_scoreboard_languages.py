@@ -11,27 +11,27 @@ from flask import Flask
 from flask.testing import FlaskClient
 from test_scoreboard_browser import browser, text_of, wait_for  # noqa: F401 (a fixture)
 
+from firmware_host.hub import GameHub
 from firmware_host.rules.simulation import play
 from firmware_host.rules.texts import PROMPTS, render_text
 from firmware_host.scoreboard.app import create_app
 from firmware_host.scoreboard.i18n import LABELS, labels
 from firmware_host.scoreboard.server import BackgroundServer
-from firmware_host.scoreboard.store import GameStore
 
 PIN = "1357"
 PLAYERS = ["Ana", "Ben"]
 
 
 @pytest.fixture
-def store() -> GameStore:
-    store = GameStore()
+def store() -> GameHub:
+    store = GameHub()
     store.start_game("tim-11", PLAYERS)
     return store
 
 
 @pytest.fixture
-def app(store: GameStore) -> Flask:
-    return create_app({"TESTING": True, "SCOREBOARD_PIN": PIN}, store=store)
+def app(store: GameHub) -> Flask:
+    return create_app({"TESTING": True, "SCOREBOARD_PIN": PIN}, hub=store)
 
 
 def logged_in(client: FlaskClient) -> str:
@@ -63,7 +63,7 @@ def test_the_state_carries_a_prompt_not_a_sentence(app: Flask) -> None:
     ("/admin", "Ana n'a pas encore lancé : lancez avant de vous arrêter"),  # French by default
 ])
 def test_a_refusal_comes_in_the_language_of_the_page(
-    app: Flask, store: GameStore, page: str, sentence: str
+    app: Flask, store: GameHub, page: str, sentence: str
 ) -> None:
     client = app.test_client()
     assert client.get(page).status_code == 200  # remembers the language chosen, if any
@@ -90,9 +90,9 @@ def test_the_language_asked_with_the_request_wins_over_the_remembered_one(app: F
     assert response.get_json()["error"] == "ce n'est pas à Ben de jouer : c'est à Ana"
 
 
-def test_an_english_config_answers_in_english_without_a_choice(store: GameStore) -> None:
+def test_an_english_config_answers_in_english_without_a_choice(store: GameHub) -> None:
     client = create_app({"TESTING": True, "SCOREBOARD_PIN": PIN, "SCOREBOARD_LANG": "en"},
-                        store=store).test_client()
+                        hub=store).test_client()
     csrf = logged_in(client)
     response = client.post("/api/admin/stop", json={}, headers={"X-CSRF-Token": csrf})
     assert response.get_json()["error"] == "Ana has not thrown yet: throw before stopping"
@@ -102,14 +102,14 @@ def test_an_english_config_answers_in_english_without_a_choice(store: GameStore)
 
 
 @pytest.fixture
-def server(store: GameStore) -> Iterator[BackgroundServer]:
-    with BackgroundServer(create_app({"SCOREBOARD_PIN": PIN}, store=store)) as running:
+def server(store: GameHub) -> Iterator[BackgroundServer]:
+    with BackgroundServer(create_app({"SCOREBOARD_PIN": PIN}, hub=store)) as running:
         yield running
 
 
 @pytest.mark.browser
 def test_the_page_speaks_its_language(
-    browser: object, server: BackgroundServer, store: GameStore  # noqa: F811
+    browser: object, server: BackgroundServer, store: GameHub  # noqa: F811
 ) -> None:
     from selenium.webdriver.common.by import By
 

@@ -13,10 +13,10 @@ from collections.abc import Iterator
 import pytest
 
 from firmware_host.cli import main
+from firmware_host.hub import GameHub
 from firmware_host.scoreboard.app import create_app
 from firmware_host.scoreboard.benchmark import percentile, run_benchmark, state_arrival
 from firmware_host.scoreboard.server import BackgroundServer
-from firmware_host.scoreboard.store import GameStore
 
 
 class EventReader:
@@ -55,22 +55,22 @@ class EventReader:
 
 
 @pytest.fixture
-def store() -> GameStore:
-    store = GameStore()
+def store() -> GameHub:
+    store = GameHub()
     store.start_game("tim-11", ["Ana", "Ben", "Cleo"])
     return store
 
 
 @pytest.fixture
-def server(store: GameStore) -> Iterator[BackgroundServer]:
+def server(store: GameHub) -> Iterator[BackgroundServer]:
     app = create_app(
-        {"SCOREBOARD_PIN": "1234", "SSE_MAX_CLIENTS": 3, "SSE_KEEPALIVE": 0.2}, store=store
+        {"SCOREBOARD_PIN": "1234", "SSE_MAX_CLIENTS": 3, "SSE_KEEPALIVE": 0.2}, hub=store
     )
     with BackgroundServer(app) as running:
         yield running
 
 
-def test_stream_headers_and_first_state(server: BackgroundServer, store: GameStore) -> None:
+def test_stream_headers_and_first_state(server: BackgroundServer, store: GameHub) -> None:
     reader = EventReader(server.url)
     try:
         assert reader.response.status == 200
@@ -84,7 +84,7 @@ def test_stream_headers_and_first_state(server: BackgroundServer, store: GameSto
         reader.close()
 
 
-def test_change_arrives_live(server: BackgroundServer, store: GameStore) -> None:
+def test_change_arrives_live(server: BackgroundServer, store: GameHub) -> None:
     reader = EventReader(server.url)
     try:
         reader.next_state()
@@ -105,7 +105,7 @@ def test_keep_alive_comments_flow(server: BackgroundServer) -> None:
         reader.close()
 
 
-def test_reconnecting_client_catches_up(server: BackgroundServer, store: GameStore) -> None:
+def test_reconnecting_client_catches_up(server: BackgroundServer, store: GameHub) -> None:
     seen = f"{store.instance}-{store.version}"
     store.apply({"type": "throw", "faces": [3]})
     store.apply({"type": "throw", "faces": [5]})
@@ -118,7 +118,7 @@ def test_reconnecting_client_catches_up(server: BackgroundServer, store: GameSto
 
 
 def test_client_already_up_to_date_gets_no_repeat(
-    server: BackgroundServer, store: GameStore
+    server: BackgroundServer, store: GameHub
 ) -> None:
     reader = EventReader(server.url, last_event_id=f"{store.instance}-{store.version}")
     try:

@@ -17,18 +17,18 @@ from firmware_host.advisor.moves4d import advise_4d
 from firmware_host.advisor.odds421 import Turn, analyse
 from firmware_host.advisor.round_model import best_action
 from firmware_host.advisor.strategies import faces_by_position, situation_from_view
+from firmware_host.hub import GameHub
 from firmware_host.scoreboard.app import create_app
 from firmware_host.scoreboard.odds import ODDS_LABELS, advice_for_view
-from firmware_host.scoreboard.store import GameStore
 
 PIN = "2468"
 PLAYERS = ["Ana", "Ben", "Cleo"]
 
 
-def decision_store(last: list[int] | None = None) -> GameStore:
+def decision_store(last: list[int] | None = None) -> GameHub:
     """tim-11 with three throws in the charge: Ana opens (653 in two throws), Ben makes 321
     in one, and Cleo, to move, holds ``last`` after her first throw (two throws allowed)."""
-    store = GameStore()
+    store = GameHub()
     store.start_game("tim-11", PLAYERS, {"charge_throws": 3})
     for faces in ([3], [5], [6]):
         store.apply({"type": "throw", "faces": faces})
@@ -41,8 +41,8 @@ def decision_store(last: list[int] | None = None) -> GameStore:
     return store
 
 
-def make_app(store: GameStore, **config: Any) -> Flask:
-    return create_app({"TESTING": True, "SCOREBOARD_PIN": PIN, **config}, store=store)
+def make_app(store: GameHub, **config: Any) -> Flask:
+    return create_app({"TESTING": True, "SCOREBOARD_PIN": PIN, **config}, hub=store)
 
 
 def settled_state(app: Flask, client: FlaskClient) -> dict[str, Any]:
@@ -99,7 +99,7 @@ def test_a_421_in_hand_is_advised_to_stop() -> None:
 
 
 def test_no_advice_without_a_choice() -> None:
-    store = GameStore()
+    store = GameHub()
     app = make_app(store)
     client = app.test_client()
     assert client.get("/api/state").get_json()["odds"] is None  # no game
@@ -111,7 +111,7 @@ def test_no_advice_without_a_choice() -> None:
 
 
 def test_4d_best_move_is_the_advisors() -> None:
-    store = GameStore()
+    store = GameHub()
     store.start_game("4d", ["Ana", "Ben"])
     store.apply({"type": "throw", "faces": [3, 5, 2, 6]})
     app = make_app(store)
@@ -177,7 +177,7 @@ def _first_stream_state(client: FlaskClient) -> dict[str, Any]:
 
 def test_bad_setting_is_refused() -> None:
     with pytest.raises(ValueError, match="SCOREBOARD_ODDS must be one of public, admin-only"):
-        make_app(GameStore(), SCOREBOARD_ODDS="sometimes")
+        make_app(GameHub(), SCOREBOARD_ODDS="sometimes")
 
 
 def test_labels_exist_in_both_languages() -> None:

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from flask import Flask
 
+from firmware_host.hub import GameHub, HubError
 from firmware_host.scoreboard.app import create_app
-from firmware_host.scoreboard.store import GameStore, StoreError
 from firmware_host.scoreboard.texts import REFUSALS, say
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,16 +32,17 @@ def test_every_refusal_has_both_languages_with_the_same_values(code: str) -> Non
 
 
 def raise_sites() -> list[tuple[str, int, str, set[str]]]:
-    """(file, line, code, keyword names) of every StoreError(...), ApiError(...) and _bad(...)
-    call with a literal code, in the scoreboard and the controller."""
+    """(file, line, code, keyword names) of every HubError(...), ApiError(...) and _bad(...)
+    call with a literal code, in the hub, the scoreboard and the controller."""
     sites = []
-    files = [*(ROOT / "firmware_host" / "scoreboard").glob("*.py"),
+    files = [*(ROOT / "firmware_host" / "hub").glob("*.py"),
+             *(ROOT / "firmware_host" / "scoreboard").glob("*.py"),
              *(ROOT / "firmware_host" / "controller").glob("*.py")]
     for path in files:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
                 continue
-            position = {"StoreError": 0, "ApiError": 2, "_bad": 1}.get(node.func.id)
+            position = {"HubError": 0, "ApiError": 2, "_bad": 1}.get(node.func.id)
             if position is None or len(node.args) <= position:
                 continue
             code = node.args[position]
@@ -71,8 +72,8 @@ def test_every_sentence_is_used() -> None:
 
 
 def test_a_store_refusal_is_english_on_the_command_line_and_says_its_code() -> None:
-    store = GameStore()
-    with pytest.raises(StoreError) as caught:
+    store = GameHub()
+    with pytest.raises(HubError) as caught:
         store.apply({"type": "stop"})
     assert str(caught.value) == "no game yet: start one first"
     assert caught.value.text("fr") == say("no_game", language="fr")
@@ -80,10 +81,10 @@ def test_a_store_refusal_is_english_on_the_command_line_and_says_its_code() -> N
 
 @pytest.fixture
 def app() -> Flask:
-    store = GameStore()
+    store = GameHub()
     store.start_game("tim-11", ["Ana", "Ben"])
     store.set_paused(True)
-    return create_app({"TESTING": True, "SCOREBOARD_PIN": PIN}, store=store)
+    return create_app({"TESTING": True, "SCOREBOARD_PIN": PIN}, hub=store)
 
 
 @pytest.mark.parametrize(("lang", "paused", "wrong_pin"), [

@@ -6,44 +6,46 @@ import threading
 import time
 
 import pytest
+from helpers import ListJournal
 
+from firmware_host.hub import GameHub, HubError, StreamsEnded
+from firmware_host.hub.stats import hands_completed
 from firmware_host.rules import RuleError
-from firmware_host.scoreboard.stats import hands_completed
-from firmware_host.scoreboard.store import GameStore, StoreError, StreamsEnded
 
 PLAYERS = ["Ana", "Ben", "Cleo"]
 # tim-11 opens with one die each: the lowest die (Cleo's 2) opens the charge, coup sec.
 OPENING = [[3], [5], [2]]
 
 
-def play(store: GameStore, *throws: list[int]) -> None:
+def play(store: GameHub, *throws: list[int]) -> None:
     for faces in throws:
         store.apply({"type": "throw", "faces": faces})
 
 
 @pytest.fixture
-def journal() -> list[dict]:
-    return []
+def journal() -> ListJournal:
+    return ListJournal()
 
 
 @pytest.fixture
-def store(journal: list[dict]) -> GameStore:
-    store = GameStore(journal=journal.append)
+def store(journal: ListJournal) -> GameHub:
+    store = GameHub()
+    store.open_journal(journal)  # type: ignore[arg-type]
     store.start_game("tim-11", PLAYERS)
     return store
 
 
 def test_empty_store_has_no_game() -> None:
-    store = GameStore()
+    store = GameHub()
     snap = store.snapshot()
     assert snap["game"] is None and snap["version"] == 0 and snap["stats"] is None
-    with pytest.raises(StoreError, match="no game"):
+    with pytest.raises(HubError, match="no game"):
         store.apply({"type": "throw", "faces": [3]})
     assert store.version == 0
 
 
 def test_every_accepted_change_counts_and_is_journaled(
-    store: GameStore, journal: list[dict]
+    store: GameHub, journal: list[dict]
 ) -> None:
     assert store.version == 1
     play(store, *OPENING)
@@ -53,7 +55,7 @@ def test_every_accepted_change_counts_and_is_journaled(
     assert journal[-1]["event"] == {"type": "throw", "faces": [2]}
 
 
-def test_refused_input_changes_nothing(store: GameStore, journal: list[dict]) -> None:
+def test_refused_input_changes_nothing(store: GameHub, journal: list[dict]) -> None:
     play(store, *OPENING)
     before = store.snapshot()
     with pytest.raises(RuleError):
@@ -62,7 +64,7 @@ def test_refused_input_changes_nothing(store: GameStore, journal: list[dict]) ->
     assert len(journal) == 4
 
 
-def test_snapshot_is_the_engine_view_plus_metadata(store: GameStore) -> None:
+def test_snapshot_is_the_engine_view_plus_metadata(store: GameHub) -> None:
     play(store, *OPENING, [4, 2, 1])
     snap = store.snapshot()
     assert snap["game"]["phase"] == "charge"
@@ -72,7 +74,7 @@ def test_snapshot_is_the_engine_view_plus_metadata(store: GameStore) -> None:
     assert snap["paused"] is False and snap["camera"] is False
 
 
-def test_history_says_who_threw(store: GameStore) -> None:
+def test_history_says_who_threw(store: GameHub) -> None:
     play(store, *OPENING, [4, 2, 1])
     entries = store.history()["entries"]
     assert [e["player"] for e in entries] == [0, 1, 2, 2]
@@ -80,7 +82,7 @@ def test_history_says_who_threw(store: GameStore) -> None:
     assert entries[-1]["effects"][0] == {"kind": "flourish", "name": "421"}
 
 
-def test_statistics_count_hands_421s_and_nenettes(store: GameStore) -> None:
+def test_statistics_count_hands_421s_and_nenettes(store: GameHub) -> None:
     # Cleo 421, Ana nénette, Ben 653: the round ends on Ben's throw.
     play(store, *OPENING, [4, 2, 1], [2, 2, 1], [6, 5, 3])
     stats = {row["name"]: row for row in store.snapshot()["stats"]}
@@ -104,7 +106,7 @@ def test_hands_completed_when_the_round_ends() -> None:
     assert hands_completed(before, after) == [{"player": 0, "hand": "653"}]
 
 
-def test_undo_goes_back_and_forgets_the_notes(store: GameStore) -> None:
+def test_undo_goes_back_and_forgets_the_notes(store: GameHub) -> None:
     play(store, *OPENING, [4, 2, 1])
     store.undo()
     snap = store.snapshot()
@@ -112,7 +114,7 @@ def test_undo_goes_back_and_forgets_the_notes(store: GameStore) -> None:
     assert all(row["421"] == 0 for row in snap["stats"])
 
 
-def test_correction_replaces_the_last_throw(store: GameStore, journal: list[dict]) -> None:
+def test_correction_replaces_the_last_throw(store: GameHub, journal: list[dict]) -> None:
     play(store, *OPENING, [4, 2, 1])
     store.correct_last([6, 6, 6])
     snap = store.snapshot()
@@ -122,7 +124,7 @@ def test_correction_replaces_the_last_throw(store: GameStore, journal: list[dict
     assert journal[-1] == {**journal[-1], "action": "correct", "faces": [6, 6, 6]}
 
 
-def test_refused_correction_changes_nothing(store: GameStore) -> None:
+def test_refused_correction_changes_nothing(store: GameHub) -> None:
     play(store, *OPENING, [4, 2, 1])
     before = store.snapshot()
     with pytest.raises(RuleError):
@@ -130,10 +132,10 @@ def test_refused_correction_changes_nothing(store: GameStore) -> None:
     assert store.snapshot() == before
 
 
-def test_a_rotation_is_corrected_only_on_a_4d_turn(store: GameStore) -> None:
+def test_a_rotation_is_corrected_only_on_a_4d_turn(store: GameHub) -> None:
     play(store, *OPENING, [4, 2, 1])
     before = store.snapshot()
-    with pytest.raises(StoreError, match="rotation"):
+    with pytest.raises(HubError, match="rotation"):
         store.correct_last([4, 2, 1], rotate="ccw")
     assert store.snapshot() == before
     store.start_game("4d", ["Ana", "Ben"])
@@ -145,45 +147,45 @@ def test_a_rotation_is_corrected_only_on_a_4d_turn(store: GameStore) -> None:
 
 
 def test_only_throws_can_be_corrected() -> None:
-    store = GameStore()
+    store = GameHub()
     store.start_game("classique-10", ["Ana", "Ben"])
-    with pytest.raises(StoreError, match="nothing to correct"):
+    with pytest.raises(HubError, match="nothing to correct"):
         store.correct_last([1, 1, 1])
     # Opening with three dice each (Ben's 322 is lowest), then Ben throws once and stops.
     play(store, [6, 5, 3], [3, 2, 2], [6, 4, 1])
     store.apply({"type": "stop"})
-    with pytest.raises(StoreError, match="stop"):
+    with pytest.raises(HubError, match="stop"):
         store.correct_last([6, 4, 2])
     store.set_paused(True)
-    with pytest.raises(StoreError, match="paused"):
+    with pytest.raises(HubError, match="paused"):
         store.undo()
 
 
-def test_pause_refuses_inputs_until_resumed(store: GameStore) -> None:
+def test_pause_refuses_inputs_until_resumed(store: GameHub) -> None:
     store.set_paused(True)
     assert store.snapshot()["paused"] is True
-    with pytest.raises(StoreError, match="paused"):
+    with pytest.raises(HubError, match="paused"):
         store.apply({"type": "throw", "faces": [3]})
     store.set_paused(False)
     store.apply({"type": "throw", "faces": [3]})
     assert store.snapshot()["history_length"] == 1
 
 
-def test_ended_game_stays_visible_but_read_only(store: GameStore) -> None:
+def test_ended_game_stays_visible_but_read_only(store: GameHub) -> None:
     play(store, *OPENING)
     store.end_game()
     snap = store.snapshot()
     assert snap["ended"] is True and snap["game"]["players"][0]["name"] == "Ana"
-    with pytest.raises(StoreError, match="over"):
+    with pytest.raises(HubError, match="over"):
         store.apply({"type": "throw", "faces": [4, 2, 1]})
-    with pytest.raises(StoreError, match="over"):
+    with pytest.raises(HubError, match="over"):
         store.set_paused(True)
     store.start_game("4d", ["Ana", "Ben"])
     assert store.snapshot()["ended"] is False
     assert store.snapshot()["game"]["game"] == "4d"
 
 
-def test_reading_is_published_with_its_image(store: GameStore) -> None:
+def test_reading_is_published_with_its_image(store: GameHub) -> None:
     assert store.frame() is None
     dice = [{"value": 4, "center": [10, 20], "confidence": 0.6, "alternatives": [5, 6]}]
     version = store.publish_reading(b"\xff\xd8jpeg", dice)
@@ -193,14 +195,14 @@ def test_reading_is_published_with_its_image(store: GameStore) -> None:
     assert store.frame() == (version, b"\xff\xd8jpeg")
 
 
-def test_snapshot_json_is_cached_per_version(store: GameStore) -> None:
+def test_snapshot_json_is_cached_per_version(store: GameHub) -> None:
     first = store.snapshot_json()
     assert store.snapshot_json() is first
     play(store, [3])
     assert store.snapshot_json()[0] == first[0] + 1
 
 
-def test_wait_for_change_wakes_on_change_and_times_out(store: GameStore) -> None:
+def test_wait_for_change_wakes_on_change_and_times_out(store: GameHub) -> None:
     version = store.version
     assert store.wait_for_change(version, timeout=0.01) is None
     timer = threading.Timer(0.05, play, args=(store, [3]))
@@ -211,7 +213,7 @@ def test_wait_for_change_wakes_on_change_and_times_out(store: GameStore) -> None
     timer.join()
 
 
-def test_end_streams_wakes_waiting_streams_only(store: GameStore) -> None:
+def test_end_streams_wakes_waiting_streams_only(store: GameHub) -> None:
     threading.Timer(0.05, store.end_streams).start()
     with pytest.raises(StreamsEnded):
         store.wait_for_change(store.version, timeout=5)
@@ -221,7 +223,7 @@ def test_end_streams_wakes_waiting_streams_only(store: GameStore) -> None:
     assert store.wait_for_change(store.version - 1, timeout=0.01) == store.version
 
 
-def test_bad_game_setup_is_refused(store: GameStore) -> None:
+def test_bad_game_setup_is_refused(store: GameHub) -> None:
     version = store.version
     with pytest.raises(RuleError):
         store.start_game("tim-11", PLAYERS, {"pot": "lots"})
@@ -229,7 +231,7 @@ def test_bad_game_setup_is_refused(store: GameStore) -> None:
 
 
 def test_four_dice_moves_count_as_hands() -> None:
-    store = GameStore()
+    store = GameHub()
     store.start_game("4d", ["Ana", "Ben"])
     store.apply({"type": "throw", "faces": [1, 2, 3, 4]})
     # Ana threw; Ben, her opponent, moves first: his left die 2 -> 1 makes a pair.

@@ -1,6 +1,6 @@
 """What the tower tells the scoreboard, and what the game master answers it.
 
-The tower publishes its state with `GameStore.set_tower` (status, notice in both languages,
+The tower publishes its state with `GameHub.set_tower` (status, notice in both languages,
 token dispenses under way); the pages show it live, and the game master confirms how many
 tokens fell for a dispense cut off mid-way (`POST /api/admin/dispenses/<id>/confirm`).
 API tests use Flask's test client with a fake tower that checks counts as the controller does,
@@ -22,10 +22,10 @@ from helpers import GameMaster, logged_in
 from test_scoreboard_browser import browser, text_of, wait_for  # noqa: F401 (a fixture)
 
 from firmware_host.controller import messages
+from firmware_host.hub import GameHub, HubError
 from firmware_host.rules.simulation import play
 from firmware_host.scoreboard.app import create_app
 from firmware_host.scoreboard.server import BackgroundServer
-from firmware_host.scoreboard.store import GameStore, StoreError
 
 PIN = "5731"
 PLAYERS = ["Ana", "Ben", "Cleo"]
@@ -46,7 +46,7 @@ class FakeTower:
     the game once no dispense waits for a count.
     """
 
-    def __init__(self, store: GameStore, dispenses: list[dict[str, Any]]) -> None:
+    def __init__(self, store: GameHub, dispenses: list[dict[str, Any]]) -> None:
         self.store = store
         self.dispenses = {d["id"]: dict(d) for d in dispenses}
         self.calls: list[tuple[int, int]] = []
@@ -72,9 +72,9 @@ class FakeTower:
         self.calls.append((dispense_id, delivered))
         row = self.dispenses[dispense_id]  # KeyError for an unknown id, as the journal
         if row["state"] != "doubt":
-            raise StoreError(f"dispense {dispense_id} is not waiting for a count")
+            raise HubError(f"dispense {dispense_id} is not waiting for a count")
         if not 0 <= delivered <= row["requested"]:
-            raise StoreError(f"between 0 and {row['requested']} tokens can have fallen")
+            raise HubError(f"between 0 and {row['requested']} tokens can have fallen")
         row.update(delivered=delivered,
                    state="done" if delivered >= row["requested"] else "intended")
         self.publish()
@@ -86,27 +86,27 @@ class FakeTower:
         """As the controller: refused while a dispense waits for a count."""
         self.calls.append((-1, -1))
         if self.doubts():
-            raise StoreError("count the tokens of the dispense cut off first")
+            raise HubError("count the tokens of the dispense cut off first")
         if self.store.snapshot()["paused"]:
             self.store.set_paused(False)
 
 
 @pytest.fixture
-def store() -> GameStore:
-    store = GameStore()
+def store() -> GameHub:
+    store = GameHub()
     store.start_game("tim-11", PLAYERS)
     return store
 
 
 @pytest.fixture
-def tower(store: GameStore) -> FakeTower:
+def tower(store: GameHub) -> FakeTower:
     fake = FakeTower(store, [dispense(4, 0, 3, 1, "doubt"), dispense(5, 1, 2, 0, "intended")])
     store.set_paused(True)  # the controller pauses the game until the count is confirmed
     return fake
 
 
-def make_app(store: GameStore, tower: Any) -> Flask:
-    return create_app({"TESTING": True, "SCOREBOARD_PIN": PIN}, store=store, tower=tower)
+def make_app(store: GameHub, tower: Any) -> Flask:
+    return create_app({"TESTING": True, "SCOREBOARD_PIN": PIN}, hub=store, tower=tower)
 
 
 def game_master(app: Flask) -> GameMaster:
@@ -122,7 +122,7 @@ def error_of(response: Any) -> tuple[int, str]:
 # ------------------------------------------------------------------------- the snapshot
 
 
-def test_set_tower_reaches_the_state_and_clears(store: GameStore) -> None:
+def test_set_tower_reaches_the_state_and_clears(store: GameHub) -> None:
     client = make_app(store, None).test_client()
     assert client.get("/api/state").get_json()["tower"] is None
     tower = {"status": "reroll", "camera": "ok", "dispenses": [dispense(7, 2, 3, 2, "started")],
@@ -137,7 +137,7 @@ def test_set_tower_reaches_the_state_and_clears(store: GameStore) -> None:
     assert client.get("/api/state").get_json()["tower"] is None
 
 
-def test_pages_embed_the_tower_state(store: GameStore, tower: FakeTower) -> None:
+def test_pages_embed_the_tower_state(store: GameHub, tower: FakeTower) -> None:
     client = make_app(store, tower).test_client()
     html = client.get("/?lang=en").get_data(as_text=True)
     assert 'id="tower-notice"' in html and "Dispense cut off: Ana was due 3" in html
@@ -148,7 +148,7 @@ def test_pages_embed_the_tower_state(store: GameStore, tower: FakeTower) -> None
 # ------------------------------------------------------------------------- confirm endpoint
 
 
-def test_confirm_needs_the_csrf_token_then_the_pin(store: GameStore, tower: FakeTower) -> None:
+def test_confirm_needs_the_csrf_token_then_the_pin(store: GameHub, tower: FakeTower) -> None:
     app = make_app(store, tower)
     master = GameMaster(app.test_client(), PIN)
     no_token = master.client.post("/api/admin/dispenses/4/confirm", json={"delivered": 2})
@@ -158,7 +158,7 @@ def test_confirm_needs_the_csrf_token_then_the_pin(store: GameStore, tower: Fake
     assert store.snapshot()["tower"]["dispenses"][0]["state"] == "doubt"
 
 
-def test_confirm_without_a_tower_is_a_conflict(store: GameStore) -> None:
+def test_confirm_without_a_tower_is_a_conflict(store: GameHub) -> None:
     master = game_master(make_app(store, None))
     response = master.post("dispenses/4/confirm", {"delivered": 2})
     assert error_of(response) == (409, "no_tower")
@@ -170,7 +170,7 @@ def test_confirm_without_a_tower_is_a_conflict(store: GameStore) -> None:
     {"delivered": -1}, {"delivered": [2]},
 ])
 def test_confirm_refuses_a_malformed_count(
-    store: GameStore, tower: FakeTower, body: dict[str, Any]
+    store: GameHub, tower: FakeTower, body: dict[str, Any]
 ) -> None:
     master = game_master(make_app(store, tower))
     response = master.post("dispenses/4/confirm", body)
@@ -180,14 +180,14 @@ def test_confirm_refuses_a_malformed_count(
 
 
 def test_confirm_refuses_a_body_that_is_not_an_object(
-    store: GameStore, tower: FakeTower
+    store: GameHub, tower: FakeTower
 ) -> None:
     master = game_master(make_app(store, tower))
     assert error_of(master.post("dispenses/4/confirm", [2])) == (400, "bad_json")
     assert tower.calls == []
 
 
-def test_the_towers_refusals_are_clear_400s(store: GameStore, tower: FakeTower) -> None:
+def test_the_towers_refusals_are_clear_400s(store: GameHub, tower: FakeTower) -> None:
     master = game_master(make_app(store, tower))
     before = store.snapshot()["tower"]
     too_many = master.post("dispenses/4/confirm", {"delivered": 4})
@@ -200,7 +200,7 @@ def test_the_towers_refusals_are_clear_400s(store: GameStore, tower: FakeTower) 
     assert store.snapshot()["tower"] == before and store.snapshot()["paused"]
 
 
-def test_unknown_dispense_is_404(store: GameStore, tower: FakeTower) -> None:
+def test_unknown_dispense_is_404(store: GameHub, tower: FakeTower) -> None:
     master = game_master(make_app(store, tower))
     assert error_of(master.post("dispenses/99/confirm", {"delivered": 0})) == (404, "no_dispense")
     assert tower.calls == [(99, 0)]
@@ -211,7 +211,7 @@ def test_unknown_dispense_is_404(store: GameStore, tower: FakeTower) -> None:
     assert tower.calls == [(99, 0)]
 
 
-def test_confirm_passes_the_count_to_the_tower(store: GameStore, tower: FakeTower) -> None:
+def test_confirm_passes_the_count_to_the_tower(store: GameHub, tower: FakeTower) -> None:
     master = game_master(make_app(store, tower))
     response = master.post("dispenses/4/confirm", {"delivered": 2})
     assert response.status_code == 200
@@ -233,10 +233,10 @@ def test_the_real_controller_answers_through_the_endpoint(tmp_path: Path) -> Non
     *started* by a crash becomes *doubt*; the game master's count settles it."""
     from firmware_host.camera.simulated import SimulatedCamera, SimulatedTray
     from firmware_host.controller.controller import Controller
-    from firmware_host.controller.journal import Journal
+    from firmware_host.hub.journal import Journal
     from hardware import EXAMPLE_PINMAP, SimulatedTower, load_pinmap, simulated_pinmap
 
-    store = GameStore()
+    store = GameHub()
     store.start_game("tim-11", PLAYERS)
     journal = Journal(tmp_path / "journal.sqlite3")
     hardware = SimulatedTower(simulated_pinmap(load_pinmap(EXAMPLE_PINMAP)), tokens=10)
@@ -270,7 +270,7 @@ def test_the_real_controller_answers_through_the_endpoint(tmp_path: Path) -> Non
 
 
 @pytest.fixture
-def server(store: GameStore, tower: FakeTower) -> Iterator[BackgroundServer]:
+def server(store: GameHub, tower: FakeTower) -> Iterator[BackgroundServer]:
     with BackgroundServer(make_app(store, tower)) as running:
         yield running
 
@@ -290,7 +290,7 @@ def shown(driver: Any, element_id: str) -> bool:
 @pytest.mark.browser
 @not_disabled
 def test_notice_follows_the_page_language_and_goes_away(
-    browser: Any, server: BackgroundServer, store: GameStore, tower: FakeTower  # noqa: F811
+    browser: Any, server: BackgroundServer, store: GameHub, tower: FakeTower  # noqa: F811
 ) -> None:
     driver = browser
     open_page(driver, server.url)
@@ -315,7 +315,7 @@ def test_notice_follows_the_page_language_and_goes_away(
 @pytest.mark.browser
 @not_disabled
 def test_dispenses_show_and_follow_each_token(
-    browser: Any, server: BackgroundServer, store: GameStore, tower: FakeTower  # noqa: F811
+    browser: Any, server: BackgroundServer, store: GameHub, tower: FakeTower  # noqa: F811
 ) -> None:
     driver = browser
     open_page(driver, server.url + "?lang=fr")
@@ -352,7 +352,7 @@ def decharge_steps(seed: int) -> list[tuple[dict[str, Any], dict[str, Any] | Non
 @pytest.mark.browser
 @not_disabled
 def test_handover_is_said_exactly_after_the_input_that_moved_tokens(
-    browser: Any, server: BackgroundServer, store: GameStore  # noqa: F811
+    browser: Any, server: BackgroundServer, store: GameHub  # noqa: F811
 ) -> None:
     """The page reads who gives whom from the view alone; it must agree with the effects."""
     driver = browser
@@ -392,7 +392,7 @@ def log_in(driver: Any) -> None:
 @pytest.mark.browser
 @not_disabled
 def test_game_master_counts_the_tokens_that_fell(
-    browser: Any, server: BackgroundServer, store: GameStore, tower: FakeTower  # noqa: F811
+    browser: Any, server: BackgroundServer, store: GameHub, tower: FakeTower  # noqa: F811
 ) -> None:
     driver = browser
     open_page(driver, server.url + "admin?lang=en")
@@ -425,7 +425,7 @@ def test_game_master_counts_the_tokens_that_fell(
 @pytest.mark.browser
 @not_disabled
 def test_game_master_resumes_after_a_jam(
-    browser: Any, server: BackgroundServer, store: GameStore, tower: FakeTower  # noqa: F811
+    browser: Any, server: BackgroundServer, store: GameHub, tower: FakeTower  # noqa: F811
 ) -> None:
     driver = browser
     tower.dispenses[4]["state"] = "intended"

@@ -219,12 +219,12 @@ def test_a_file_in_the_journals_path_is_named(command: list[str], tmp_path: Path
 
 def test_serve_keeps_the_game_in_the_journal(tmp_path: Path) -> None:
     from firmware_host.commands.serve import resume_into
-    from firmware_host.controller.journal import Journal
-    from firmware_host.scoreboard.store import GameStore
+    from firmware_host.hub import GameHub
+    from firmware_host.hub.journal import Journal
 
     path = tmp_path / "journal.sqlite3"
     with Journal(path) as journal:
-        store = GameStore()
+        store = GameHub()
         assert resume_into(store, journal) is False  # an empty journal: nothing to resume
         store.start_game("tim-11", ["Ana", "Ben"])
         store.apply({"type": "throw", "faces": [5]})
@@ -232,12 +232,12 @@ def test_serve_keeps_the_game_in_the_journal(tmp_path: Path) -> None:
         before = store.snapshot()["game"]
         assert journal.dispenses() == []  # tokens are handed out by hand under `serve`
     with Journal(path) as journal:
-        again = GameStore()
+        again = GameHub()
         assert resume_into(again, journal) is True
         assert again.snapshot()["game"] == before
         again.apply({"type": "throw", "faces": [6, 6, 6]})
     with Journal(path) as journal:
-        third = GameStore()
+        third = GameHub()
         resume_into(third, journal)
         assert third.snapshot()["history_length"] == 3
 
@@ -277,7 +277,7 @@ def test_demo_prints_a_line_per_throw_and_the_scoreboard(tmp_path: Path) -> None
 def test_a_second_tower_on_the_same_journal_is_refused(tmp_path: Path,
                                                       capsys: pytest.CaptureFixture[str]
                                                       ) -> None:
-    from firmware_host.controller.journal import Journal
+    from firmware_host.hub.journal import Journal
 
     path = tmp_path / "shared.sqlite3"
     with Journal(path, exclusive=True):

@@ -125,12 +125,12 @@ class Tower(Demo):
     # -- what can be checked --------------------------------------------------------------
 
     def view(self) -> dict[str, Any]:
-        return self.store.snapshot()["game"]
+        return self.hub.snapshot()["game"]
 
     def moved(self) -> tuple[Any, ...]:
         """Everything a refused throw must leave as it was: inputs, ledger, tokens."""
         self.controller.dispenser.idle(timeout=10)
-        return (self.store.snapshot()["history_length"], tuple(self.journal.dispenses()),
+        return (self.hub.snapshot()["history_length"], tuple(self.journal.dispenses()),
                 dict(self.tokens.counts), self.dropped())
 
     def dropped(self) -> int:
@@ -243,7 +243,7 @@ def test_a_whole_game_through_the_tray(towers: Callable[..., Tower], preset: str
         assert tower.dropped() == 0
         assert max(p["score"] for p in view["players"]) >= knobs["target"]
         # Ana threw; Ben made the first move, the square presented to him or as it lay.
-        first = next(e for e in tower.store.history()["entries"] if e["event"]["type"] == "turn")
+        first = next(e for e in tower.hub.history()["entries"] if e["event"]["type"] == "turn")
         assert [e["player"] for e in first["effects"] if e["kind"] == "scored"] == [1]
 
 
@@ -263,7 +263,7 @@ def test_4d_the_square_turned_again_is_presented_anew(towers: Callable[..., Towe
     view = tower.view()
     assert (view["phase"], view["square"]["near"]["pos"], view["moves"]) == ("play", 1, 0)
     # The newer presentation replaced the older one (undone, as the journal shows).
-    assert [e["event"]["type"] for e in tower.store.history()["entries"]] == ["throw", "present"]
+    assert [e["event"]["type"] for e in tower.hub.history()["entries"]] == ["throw", "present"]
     journaled = [a["event"]["type"] for _, a in tower.journal.actions_since_last_game()
                  if a["action"] == "event"]
     assert journaled == ["throw", "present", "undo", "present"]
@@ -294,7 +294,7 @@ def test_4d_the_game_master_enters_the_presentation(towers: Callable[..., Tower]
     history = board.get("api/history")["entries"]
     assert history[-1]["event"] == {"type": "present", "near": 2, "player": 0}
     tower.finish()  # the camera reads the moves from there; the journal replays it all
-    first = next(e for e in tower.store.history()["entries"] if e["event"]["type"] == "turn")
+    first = next(e for e in tower.hub.history()["entries"] if e["event"]["type"] == "turn")
     assert [e["player"] for e in first["effects"] if e["kind"] == "scored"] == [1]  # Ben's
 
 
@@ -366,7 +366,7 @@ def test_4d_a_rotation_corrected_by_hand_renumbers_the_dice(
         board = tower.board
         assert board is not None
         board.login()
-        last = tower.store.snapshot()["last_input"]
+        last = tower.hub.snapshot()["last_input"]
         status, answer = board.post("api/admin/correct",
                                     {"faces": last["faces"], "rotate": "ccw"})
         assert status == 200, answer
@@ -431,7 +431,7 @@ def test_jammed_hopper_pauses_and_resumes_from_the_scoreboard_and_the_button(
     (hopper,) = tower.hoppers()
     hopper.tokens = 1
     tower.hands_off = True
-    tower.play(until=lambda: tower.store.snapshot()["paused"])
+    tower.play(until=lambda: tower.hub.snapshot()["paused"])
     assert tower.controller.dispenser.idle(timeout=10) and tower.controller.dispenser.held
     assert tower.board is not None
     shown = tower.board.tower()
@@ -466,15 +466,15 @@ def test_jammed_hopper_pauses_and_resumes_from_the_scoreboard_and_the_button(
     # resumes, and the caught token comes out at the next stroke.
     jams = len([r for r in tower.journal.dispenses() if r.note])
     hopper.empty_strokes = {hopper.strokes + 1, hopper.strokes + 2}
-    tower.play(until=lambda: tower.store.snapshot()["paused"])
+    tower.play(until=lambda: tower.hub.snapshot()["paused"])
     assert tower.controller.dispenser.idle(timeout=10) and tower.controller.dispenser.held
     assert tower.board.tower()["notice"]["code"] == "jam"
     assert len([r for r in tower.journal.dispenses() if r.note]) == jams + 1
     tower.tower.press("stop")
     deadline = time.monotonic() + 10
-    while tower.store.snapshot()["paused"] and time.monotonic() < deadline:
+    while tower.hub.snapshot()["paused"] and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert not tower.store.snapshot()["paused"]
+    assert not tower.hub.snapshot()["paused"]
     assert tower.controller.dispenser.idle(timeout=10) and not tower.controller.dispenser.held
     assert all(r.state == "done" for r in tower.journal.dispenses())
     assert audit_tokens(tower.options.journal, tower.tokens.path) == []
@@ -494,7 +494,7 @@ def test_jam_on_the_last_dispense_of_the_game_is_paid_after_a_refill(
     for faces in ([1], [6], [4, 2, 1], [6, 5, 3]):
         tower.tray.throw(faces)
         assert tower.verdict() == ("accepted", "")
-    assert tower.store.snapshot()["ended"]
+    assert tower.hub.snapshot()["ended"]
     assert tower.controller.dispenser.idle(timeout=10) and tower.controller.dispenser.held
     (row,) = tower.journal.dispenses()
     assert (row.seat, row.requested, row.delivered) == (1, 5, 2)
@@ -542,7 +542,7 @@ def test_refused_throws_move_nothing_and_the_game_goes_on(towers: Callable[..., 
     _refused(tower, {"keep_on_first_throw"})
     tower.tray.throw([5, 3, 2])
     assert tower.verdict() == ("accepted", "")
-    assert tower.store.snapshot()["last_input"]["faces"] == [5, 3, 2]
+    assert tower.hub.snapshot()["last_input"]["faces"] == [5, 3, 2]
 
     # Later, a player keeps dice and throws the rest; before the next throw a kept die is
     # turned to a face the hand does not hold.
@@ -590,17 +590,17 @@ def test_a_hand_in_the_tray_is_waited_for_then_the_throw_is_read(
     tower = towers("classique-10", ["Ana", "Ben"], {"pot": 5}, seed=61, habits=Habits.clean())
     tower.start()
     assert tower.board is not None
-    inputs = tower.store.snapshot()["history_length"]
+    inputs = tower.hub.snapshot()["history_length"]
     tower.tray.throw([6, 4, 1], hand=True)
     notices = []
     for _ in range(150):
         tower.frames(1)
-        if tower.store.snapshot()["history_length"] != inputs:
+        if tower.hub.snapshot()["history_length"] != inputs:
             break
         notices.append((tower.board.tower().get("notice") or {}).get("code"))
     # While the hand was there nothing was taken; once it left, the throw was read.
     assert "hand" in notices
-    assert tower.store.snapshot()["last_input"]["faces"] == [6, 4, 1]
+    assert tower.hub.snapshot()["last_input"]["faces"] == [6, 4, 1]
     assert tower.misreads() == []
 
 
@@ -614,5 +614,5 @@ def test_a_hand_that_stays_in_the_tray_is_refused(towers: Callable[..., Tower]) 
     # Thrown again once the hand is out: read as any throw.
     tower.tray.throw([5, 2, 1])
     assert tower.verdict() == ("accepted", "")
-    assert tower.store.snapshot()["last_input"]["faces"] == [5, 2, 1]
+    assert tower.hub.snapshot()["last_input"]["faces"] == [5, 2, 1]
     assert tower.misreads() == []

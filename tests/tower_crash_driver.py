@@ -68,7 +68,7 @@ class Life:
         self.log_file.flush()
 
     def game(self) -> dict[str, Any]:
-        store = self.demo.store
+        store = self.demo.hub
         snapshot = store.snapshot()
         view = snapshot.get("game") or {}
         return {"preset": view.get("preset"),
@@ -173,7 +173,7 @@ class Life:
                        "fell": demo.tokens.counts.get(r.id, 0)}
                       for r in demo.journal.dispenses(("doubt",))]
             self.write("start", resumed=answer, doubts=doubts, **self.game())
-            demo.store.add_listener(lambda action, result: self.write(
+            demo.hub.subscribe(lambda action, result: self.write(
                 "change", action=action.get("action"), **self.game()))
             return answer
 

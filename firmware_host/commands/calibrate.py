@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from firmware_host.commands.game_options import positive_int
+from firmware_host.argtypes import positive_int
 
 MAX_EXPECT = 12  # dice in one throw: the games use 3 to 5; the simulated tray holds 12
 

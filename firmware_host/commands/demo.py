@@ -19,11 +19,11 @@ import sys
 import threading
 from pathlib import Path
 
+from firmware_host.argtypes import positive_int
 from firmware_host.commands.game_options import (
     STRATEGY_NAMES,
     add_game_options,
     checked_game,
-    positive_int,
 )
 
 
@@ -82,7 +82,7 @@ def _fail(message: str) -> int:
 def _run(args: argparse.Namespace) -> int:
     from firmware_host.commands.paths import writable_file_problem
     from firmware_host.controller.demo import Demo, DemoOptions
-    from firmware_host.controller.journal import JournalError
+    from firmware_host.hub.journal import JournalError
 
     try:
         players, knobs = checked_game(args.preset, args.players, args.knob)

@@ -204,7 +204,7 @@ def _is_current(folder: Path) -> bool:
 def check_journal(journal: Path) -> Check:
     """The journal's folder (or where it will be made) takes files; the journal is writable."""
     from firmware_host.commands.paths import writable_file_problem
-    from firmware_host.controller.journal import SQLITE_MAGIC
+    from firmware_host.hub.journal import SQLITE_MAGIC
 
     elsewhere = "set [journal] path (or --journal) to a journal file of your own"
     problem = writable_file_problem(journal, "the journal")

@@ -59,8 +59,8 @@ def _run(args: argparse.Namespace) -> int:
                   "give a date since 1970", file=sys.stderr)
             return 2
     from firmware_host.controller.config import default_journal
-    from firmware_host.controller.journal import JournalError
     from firmware_host.fairness.watch import journal_report
+    from firmware_host.hub.journal import JournalError
 
     path = args.journal or default_journal()
     try:

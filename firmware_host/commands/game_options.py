@@ -29,17 +29,6 @@ def add_game_options(parser: argparse.ArgumentParser, *, default_preset: str = "
                         help="house rule overriding the preset, e.g. --knob pot=21 (repeatable)")
 
 
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
-
-
 def players_of(text: str | None, preset: str) -> list[str]:
     """The player names of ``--players`` (the preset's default when absent); ValueError
     saying what is wrong for an empty, repeated or too long name."""

@@ -14,6 +14,10 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the hub is loaded when the command runs, not at start-up
+    from firmware_host.hub import GameHub, Journal
 
 PIN_ENV = "DICETOWER_PIN"
 
@@ -83,8 +87,7 @@ def _run(args: argparse.Namespace) -> int:
         )
         return 2
     from firmware_host.commands.paths import tower_journal, writable_file_problem
-    from firmware_host.controller.journal import Journal, JournalError
-    from firmware_host.scoreboard.store import GameStore
+    from firmware_host.hub import GameHub, Journal, JournalError
 
     try:
         path, named_by = tower_journal(args.journal, args.config)
@@ -100,8 +103,8 @@ def _run(args: argparse.Namespace) -> int:
     except JournalError as err:
         print(f"dicetower serve: {err}", file=sys.stderr)
         return 2
-    store = GameStore()
-    resumed = False if args.new else resume_into(store, journal)
+    hub = GameHub()
+    resumed = resume_into(hub, journal, replay=not args.new)
     urls = scoreboard_urls(args.host, args.port)
     app = create_app(
         {
@@ -111,7 +114,7 @@ def _run(args: argparse.Namespace) -> int:
             "SCOREBOARD_PUBLIC_URL": urls[0],
             "SSE_MAX_CLIENTS": args.max_clients,
         },
-        store=store,
+        hub=hub,
     )
     try:
         server = make_server(app, args.host, args.port)
@@ -140,13 +143,11 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def resume_into(store: object, journal: object) -> bool:
-    """Replay the journal's last game into ``store`` and journal every change from now on;
-    True when that game is unfinished (a finished one is shown, ready for a new game)."""
-    from firmware_host.controller.replay import replay_journal
-
-    replay_journal(store, journal)  # type: ignore[arg-type]
+def resume_into(hub: GameHub, journal: Journal, *, replay: bool = True) -> bool:
+    """Replay the journal's last game into ``hub`` (unless ``replay`` is false) and journal
+    every change from now on; True when that game is unfinished (a finished one is shown,
+    ready for a new game)."""
     # Tokens are handed out by hand here: the actions are journaled without dispenses.
-    store.set_journal(lambda action: journal.record(action))  # type: ignore[attr-defined]
-    snapshot = store.snapshot()  # type: ignore[attr-defined]
-    return bool(snapshot.get("game")) and not snapshot.get("ended")
+    hub.open_journal(journal, replay=replay, tokens=False)
+    state = hub.state()
+    return bool(state.game) and not state.ended

@@ -13,11 +13,11 @@ import sys
 import time
 from typing import Any
 
+from firmware_host.argtypes import positive_int
 from firmware_host.commands.game_options import (
     STRATEGY_NAMES,
     add_game_options,
     checked_game,
-    positive_int,
 )
 
 

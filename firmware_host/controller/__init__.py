@@ -1,10 +1,12 @@
-"""The controller: where camera, vision, rules engine, hardware, scoreboard and journal meet.
+"""The controller: the camera, vision and hardware loop of the tower, around the game's hub.
 
 Frames come from a camera source (`firmware_host.camera`); `settle` decides when the dice are
 still and several readings agree; `referee` turns a reading into a game input (zones, kept
-dice, counts, the 4D square) or a reasoned request to throw again; the scoreboard's store
-applies it through the rules engine; `journal` writes every input and every effect to SQLite
-before it is carried out; `effects` carries them out on the tower (lights, dispensers).
-`config` reads `tower.toml`. The vision pipeline and the rules engine stay pure: only this
-package joins them to the hardware and the network.
+dice, counts, the 4D square) or a reasoned request to throw again; the input goes to the hub
+(`firmware_host.hub`), which applies it through the rules engine and journals it before it is
+carried out; the controller, one of the hub's subscribers, carries out its effects on the
+tower (`tower_lights`, `dispenser`). `calibration_job` calibrates the running tower from the
+game master's page; `assembly` builds the real tower from `config` (`tower.toml`), `demo` a
+simulated one. The vision pipeline and the rules engine stay pure: only this package joins
+them to the hardware.
 """

@@ -1,4 +1,4 @@
-"""Building the real tower from its configuration: camera, pins, profile, journal, scoreboard.
+"""Building the real tower from its configuration: camera, pins, profile, journal, hub, scoreboard.
 
 `open_tower_parts(config)` turns a checked `TowerConfig` into the running parts, releasing
 whatever it had opened when a later part fails; `TowerParts.run(stop)` plays until ``stop`` is
@@ -33,7 +33,7 @@ class TowerParts:
     camera: Any
     tower: Any
     journal: Any
-    store: Any
+    hub: Any
     controller: Any
     app: Any
     server: Any
@@ -69,11 +69,10 @@ def _close_all(closers: list[Callable[[], None]]) -> None:
 def _open(config: TowerConfig, closers: list[Callable[[], None]], new_game: bool,
           heartbeat: Callable[[], None] | None) -> TowerParts:
     from firmware_host.controller.controller import Controller
-    from firmware_host.controller.journal import Journal, JournalError
+    from firmware_host.hub import GameHub, Journal, JournalError
     from firmware_host.scoreboard.app import create_app
     from firmware_host.scoreboard.network import scoreboard_urls
     from firmware_host.scoreboard.server import BackgroundServer
-    from firmware_host.scoreboard.store import GameStore
 
     profile = _profile(config)
     light = calibrated_light(config)
@@ -88,15 +87,17 @@ def _open(config: TowerConfig, closers: list[Callable[[], None]], new_game: bool
     except JournalError as err:
         raise StartError(str(err)) from None
     closers.append(journal.close)
-    store = GameStore()
-    controller = Controller(camera, tower, store, journal, profile=profile, hold=config.hold,
-                            agree=config.agree, heartbeat=heartbeat)
+    hub = GameHub()
+    # A simulated camera's tray is the simulated tower's table: a calibration throws there.
+    tray = camera.tray if config.camera == "simulated" else None
+    controller = Controller(camera, tower, hub, journal, profile=profile, hold=config.hold,
+                            agree=config.agree, heartbeat=heartbeat, tray=tray)
     closers.append(controller.close)
     urls = scoreboard_urls(config.host, config.port)
     app = create_app({"SCOREBOARD_PIN": config.pin, "SCOREBOARD_LANG": config.lang,
                       "SCOREBOARD_ODDS": config.odds, "SCOREBOARD_PUBLIC_URL": urls[0],
                       "CALIBRATION_PROFILE": config.profile},
-                     store=store, tower=controller)
+                     hub=hub, tower=controller)
     try:
         server = BackgroundServer(app, config.host, config.port)
     except OSError as err:
@@ -112,7 +113,7 @@ def _open(config: TowerConfig, closers: list[Callable[[], None]], new_game: bool
     controller.bind_buttons()
     resumed = controller.resume_or_start(config.preset, config.players, config.knobs or None,
                                          new=new_game)
-    return TowerParts(config, camera, tower, journal, store, controller, app, server, resumed,
+    return TowerParts(config, camera, tower, journal, hub, controller, app, server, resumed,
                       list(closers))
 
 

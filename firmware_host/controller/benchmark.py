@@ -101,7 +101,7 @@ def run_benchmark(throws: int = 200, preset: str = "tim-11", seed: int = 11,
         camera.read = timed_read  # type: ignore[method-assign]
         try:
             demo.start()
-            demo.store.add_listener(watch.listener)
+            demo.hub.subscribe(watch.listener)
             client = Client("127.0.0.1", demo.server.port)
             client.start()
             client.connected.wait(5)

@@ -1,6 +1,6 @@
 """A calibration run by the running tower, step by step from the game master's page.
 
-    job = CalibrationJob(controller, expect=3)
+    job = controller.calibration(expect=3, name="red", path=None, throws=4, checks=3, hold=0.5)
     job.start()                      # the game pauses; the loop lends the camera
     job.state()                      # step, progress, message (code and values), result
     job.next()                       # the game master emptied the tray, or threw the dice
@@ -8,9 +8,11 @@
     job.cancel()                     # nothing saved, the light put back
 
 The four steps of `calibration.session.calibrate_live` run in a thread of their own, on
-frames of the tower's own camera. The controller's loop keeps reading the camera (so that it
-is never read from two threads, and a camera that fails is reopened as always) but hands a
-frame over only when the calibration asks for one (`FrameTap`), and judges no throw meanwhile.
+frames of the tower's own camera. The controller lends it (`Controller.lend_camera`): its loop
+keeps reading the camera (so that it is never read from two threads, and a camera that fails
+is reopened as always) but hands a frame over only when the calibration asks for one
+(`camera_link.FrameTap`), and judges no throw meanwhile. On a simulated tower (the
+controller's ``tray``), the tray throws the dice when asked and its lamp is the ring light.
 Every clearing of the tray and every throw waits for the game master's "next". A profile the
 check passes is saved as `dicetower calibrate` saves it (the previous one kept as a backup)
 and the controller reads with it from then on; one that reads worse than none is not saved.
@@ -41,14 +43,13 @@ from calibration.store import profile_path, save, write_previews
 from calibration.tray import draw, order_corners, propose_zones
 from calibration.web import AskingTable, PageReporter
 from firmware_host.camera import CameraError, Frame
-from firmware_host.scoreboard.store import StoreError
+from firmware_host.controller.camera_link import FRAME_TIMEOUT, FrameTap
+from firmware_host.hub import HubError
 from vision import Profile
 
 log = logging.getLogger(__name__)
 
 STEPS = 4
-FRAME_TIMEOUT = 5.0  # seconds without a frame before the camera counts as stopped
-POLL = 0.05  # seconds the loop waits for a request before it checks its stop event again
 JPEG_QUALITY = 85
 MIN_AREA = 16.0  # square pixels: four corners enclosing less enclose nothing
 
@@ -59,72 +60,6 @@ class Cancelled(Exception):
 
 class _Redo(Exception):
     """The tray's corners were given after step 1: it is done again with them."""
-
-
-class FrameTap:
-    """Stands in for the controller's camera link while a calibration borrows the camera.
-
-    `next_frame` is called by the loop's thread: it reads a frame only when the calibration
-    asked for one (`read`, from its own thread), hands it over, and gives the loop nothing to
-    judge. Written here rather than with a queue of frames: a frame read while nobody asks
-    would be thrown away, and a simulated camera draws each one.
-    """
-
-    def __init__(self, link: Any, poll: float = POLL) -> None:
-        self.link = link
-        self.poll = poll
-        self._asked = threading.Event()
-        self._given = threading.Event()
-        self._frame: Frame | None = None
-        self._reader = threading.Lock()  # one request at a time
-
-    @property
-    def down(self) -> Any:
-        return self.link.down
-
-    @property
-    def errors(self) -> int:
-        return int(self.link.errors)
-
-    def next_frame(self) -> None:
-        """The loop's turn: serve a request if there is one; never a frame for the game."""
-        if not self._asked.wait(self.poll):
-            return None
-        frame = self.link.next_frame()  # None while the camera is down: asked again next turn
-        if frame is not None:
-            self._asked.clear()
-            self._frame = frame
-            self._given.set()
-        return None
-
-    def read(self, timeout: float = FRAME_TIMEOUT) -> Frame:
-        """The next frame, read by the loop; `CameraError` when none comes in ``timeout``."""
-        with self._reader:
-            self._given.clear()
-            self._asked.set()
-            if not self._given.wait(timeout):
-                self._asked.clear()
-                raise CameraError(f"no frame from the camera within {timeout:.0f} s")
-            frame = self._frame
-            assert frame is not None
-            return frame
-
-
-def lend_camera(controller: Any) -> FrameTap:
-    """Put a `FrameTap` in the place of the controller's camera link: its loop reads no
-    throw from then on (a step under way ends as it would). The loop reads ``link`` afresh
-    at every frame, so the swap needs no lock of the controller's."""
-    if isinstance(controller.link, FrameTap):
-        raise StoreError("calibration_running")
-    controller.link = tap = FrameTap(controller.link)
-    return tap
-
-
-def give_camera_back(controller: Any, tap: FrameTap) -> None:
-    """The camera's frames go to the game again; the tray is looked at afresh."""
-    if controller.link is tap:
-        controller.link = tap.link
-    controller.watcher.reset()
 
 
 class TapCamera:
@@ -241,7 +176,7 @@ class CalibrationJob:
         """The game master did what was asked."""
         with self._cond:
             if self._phase != "waiting":
-                raise StoreError("calibration_not_waiting")
+                raise HubError("calibration_not_waiting")
             self._pressed = True
             self._cond.notify_all()
 
@@ -250,7 +185,7 @@ class CalibrationJob:
         thrown); while that is asked, a second cancel gives the tower back at once."""
         with self._cond:
             if not self.active:
-                raise StoreError("calibration_none")
+                raise HubError("calibration_none")
             self._cancel = True
             self._cond.notify_all()
 
@@ -258,13 +193,13 @@ class CalibrationJob:
         """The tray's four corners (image pixels), while no throw was made yet."""
         with self._cond:
             if self._phase != "waiting" or not self._corners_open() or self._frame is None:
-                raise StoreError("calibration_corners_late")
+                raise HubError("calibration_corners_late")
             height, width = self._frame.shape[:2]
             if any(not (0 <= x <= width and 0 <= y <= height) for x, y in corners):
-                raise StoreError("calibration_corners_outside", width=width, height=height)
+                raise HubError("calibration_corners_outside", width=width, height=height)
             quad = order_corners(corners)
             if cv2.contourArea(np.asarray(quad, np.float32)) < MIN_AREA:
-                raise StoreError("calibration_corners_area")
+                raise HubError("calibration_corners_area")
             self.settings.tray = quad
             if self.ui.number >= 2:
                 self._redo = True  # step 1 is done again on the empty tray, with these
@@ -344,7 +279,7 @@ class CalibrationJob:
         paused = self._pause()
         tap = None
         try:
-            tap = lend_camera(controller)
+            tap = controller.lend_camera()
             self.camera = TapCamera(tap, controller.camera, self, self.frame_timeout)
             ring, level = self._ring()
             knobs = light_knobs(self.camera, ring, level)
@@ -352,9 +287,8 @@ class CalibrationJob:
             if ring is not None:
                 before["ring"] = level or 0.0  # off: level 0 lights as off does
             auto = self.camera.controls().get("AeEnable")
-            tray = getattr(controller.camera, "tray", None)
-            if tray is not None:  # a simulated tower: its tray throws when asked
-                self.table.hands = SimulatedTable(tray, self.seed, self.ui.say)
+            if controller.tray is not None:  # a simulated tower: its tray throws when asked
+                self.table.hands = SimulatedTable(controller.tray, self.seed, self.ui.say)
             result = self._calibrate(knobs)
             if result["outcome"] != "saved":
                 for knob in knobs:
@@ -376,7 +310,7 @@ class CalibrationJob:
                                                 "detail": "an unexpected error; see the log"}
         finally:
             if tap is not None:
-                give_camera_back(controller, tap)
+                controller.give_camera_back(tap)
             self._resume(paused)
             with self._cond:
                 self._phase, self._waiting, self._message = "over", None, ("over", {})
@@ -432,7 +366,7 @@ class CalibrationJob:
 
     def _ring(self) -> tuple[Any, float | None]:
         """The ring light the light step may sweep, and its level now (None: off)."""
-        tray = getattr(self.controller.camera, "tray", None)
+        tray = self.controller.tray
         if tray is not None:
             return tray.set_ring, tray.ring
         tower = self.controller.tower
@@ -442,19 +376,19 @@ class CalibrationJob:
 
     def _pause(self) -> bool:
         """Pause the game unless it is already (or over, or none): whether this job did."""
-        store = self.controller.store
-        snapshot = store.snapshot()
-        if snapshot.get("paused") or not snapshot.get("game") or snapshot.get("ended"):
+        hub = self.controller.hub
+        state = hub.state()
+        if state.paused or not state.game or state.ended:
             return False
         try:
-            store.set_paused(True)
-        except StoreError:
+            hub.set_paused(True)
+        except HubError:
             return False
         return True
 
     def _resume(self, paused: bool) -> None:
-        store = self.controller.store
-        if paused and store.snapshot().get("paused"):
+        hub = self.controller.hub
+        if paused and hub.state().paused:
             # The controller then looks at the tray afresh; a game ended meanwhile stays so.
-            with contextlib.suppress(StoreError):
-                store.set_paused(False)
+            with contextlib.suppress(HubError):
+                hub.set_paused(False)

@@ -1,17 +1,19 @@
 """`Controller`: the tower's main loop, from camera frames to tokens, lights and phones.
 
-    controller = Controller(camera, tower, store, journal, profile=profile)
+    controller = Controller(camera, tower, hub, journal, profile=profile)
     controller.resume_or_start("tim-11", ["Ana", "Ben", "Cleo"])   # the journal's game if any
     controller.run(stop_event)                                       # until stop_event is set
 
 Each frame goes to the `SettleWatcher`; a still tray read the same `agree` times goes to the
-referee (421) or the square tracker (4D); the input they make goes through the scoreboard's
-store, whose journal hook writes it (and the dispenses it makes) to the journal before anyone
-hears of it; then the lights follow and the dispenser pays. A refused throw moves nothing: the
-status light asks for the throw again and the scoreboard says why, in the page's language.
+referee (421) or the square tracker (4D); the input they make goes to the game's hub
+(`firmware_host.hub.GameHub`), which writes it (and the dispenses it makes) to the journal
+before anyone hears of it; the controller, one of the hub's subscribers, then lights the seats
+and pays. A refused throw moves nothing: the status light asks for the throw again and the
+scoreboard says why, in the page's language.
 
 The camera may fail at any time (`camera_link`): the tower shows the error, keeps the game,
-and reopens the camera by itself. Buttons and the game master's page act through the same store.
+and reopens the camera by itself. Buttons and the game master's page submit their inputs to
+the same hub; the page asks the tower itself only for what `hub.ports.TowerActions` names.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -27,16 +30,16 @@ import numpy as np
 
 from firmware_host.camera import CameraSource, Frame
 from firmware_host.controller import messages
-from firmware_host.controller.camera_link import CameraLink
+from firmware_host.controller.calibration_job import CalibrationJob
+from firmware_host.controller.camera_link import CameraLink, FrameTap
 from firmware_host.controller.dispenser import TokenDispenser
-from firmware_host.controller.journal import Dispense, Journal
 from firmware_host.controller.referee import Call, judge_421, zone_of
-from firmware_host.controller.replay import Origins, last_throw, replay_journal
 from firmware_host.controller.settle import Outcome, SettleWatcher, same_reading
 from firmware_host.controller.square_keeper import SquareKeeper
 from firmware_host.controller.tower_lights import show_game
+from firmware_host.hub import Dispense, GameHub, HubError, Journal
+from firmware_host.hub.replay import last_throw
 from firmware_host.rules import RuleError
-from firmware_host.scoreboard.store import GameStore, StoreError
 from vision import Die, Profile, annotate, read_dice
 
 log = logging.getLogger(__name__)
@@ -48,16 +51,19 @@ WAITING = ("nothing_thrown",)  # readings that only show the table is not done y
 class Controller:
     """Plays the game on the tower: see the module docstring."""
 
-    def __init__(self, camera: CameraSource, tower: Any, store: GameStore, journal: Journal,
+    def __init__(self, camera: CameraSource, tower: Any, hub: GameHub, journal: Journal,
                  *, profile: Profile | None = None, hold: float = 0.4, agree: int = 2,
                  read: Callable[[np.ndarray], list[Die]] | None = None,
                  heartbeat: Callable[[], None] | None = None,
                  on_accept: Callable[[Frame, dict[str, Any]], None] | None = None,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep, tray: Any = None) -> None:
         self.camera = camera
         self.tower = tower
-        self.store = store
+        self.hub = hub
         self.journal = journal
+        # A simulated tower's tray (`SimulatedTray`), None on a real one: a calibration
+        # throws its dice and sweeps its lamp as the ring light.
+        self.tray = tray
         self.profile = profile
         self.heartbeat = heartbeat
         self.on_accept = on_accept
@@ -66,10 +72,8 @@ class Controller:
         empty = profile.background_image() if profile is not None else None
         self.watcher = SettleWatcher(self._read_frozen, hold=hold, agree=agree,
                                      empty_tray=empty)
-        self.square = SquareKeeper(store)
-        self.origins = Origins()
+        self.square = SquareKeeper(hub)
         self._lock = threading.RLock()
-        self._recorded = threading.local()
         self._notice: dict[str, Any] | None = None
         self._status = "ready"
         self.link = CameraLink(camera, on_down=self._camera_failed, on_back=self._camera_back,
@@ -85,7 +89,7 @@ class Controller:
         self._left_over: tuple[list[int], int] | None = None
         # What became of the last still tray: ("accepted" | "refused" | "nothing", code).
         self.last_result: tuple[str, str] = ("nothing", "")
-        self.dispenser = TokenDispenser(tower, journal, live=self.origins.live,
+        self.dispenser = TokenDispenser(tower, journal, live=hub.live,
                                         on_jam=self._jammed, on_void=self._voided,
                                         on_token=lambda row, n: self._publish_tower())
 
@@ -98,21 +102,17 @@ class Controller:
         A finished game is not resumed: a new one starts, unless it still owes tokens (then it
         stays, over, until they are paid: True). ``new`` starts one in any case.
         """
-        resumed = False
-        if not new:
-            for action_id, action in replay_journal(self.store, self.journal):
-                self.origins.follow(action, action_id)
-            snapshot = self.store.snapshot()
-            resumed = bool(snapshot.get("game")) and not snapshot.get("ended")
-            if resumed and (snapshot.get("game") or {}).get("game") == "421":
-                self._left_over = last_throw(self.store.history())
-        self.store.set_journal(self._record)
-        self.store.add_listener(self._changed)
+        self.hub.open_journal(self.journal, replay=not new)
+        state = self.hub.state()
+        resumed = not new and bool(state.game) and not state.ended
+        if resumed and (state.game or {}).get("game") == "421":
+            self._left_over = last_throw(self.hub.history())
+        self.hub.subscribe(self._changed)
         due = self.journal.dispenses(("intended", "started", "doubt"))
-        if not resumed and not new and any(self.origins.live(row.action) for row in due):
+        if not resumed and not new and any(self.hub.live(row.action) for row in due):
             resumed = True  # a new game now would void the tokens its last inputs took
         if not resumed:
-            self.store.start_game(preset, list(players), dict(knobs or {}) or None)
+            self.hub.start_game(preset, list(players), dict(knobs or {}) or None)
         doubts = self.journal.mark_cut_off()
         self.dispenser.start()
         if doubts:
@@ -133,33 +133,33 @@ class Controller:
 
     def _stop_button(self) -> None:
         try:
-            snapshot = self.store.snapshot()
-            view = snapshot.get("game") or {}
-            if snapshot.get("paused") or self.dispenser.held:
+            state = self.hub.state()
+            view = state.game or {}
+            if state.paused or self.dispenser.held:
                 if not self.journal.dispenses(("doubt",)):  # else the game master counts first
                     self.resume()
             elif view.get("game") == "4d":
                 self.square.turn_back()  # the listener renumbers the dice (`_changed`)
             else:
-                self.store.apply({"type": "stop"})
-        except (RuleError, StoreError) as exc:
+                self.hub.apply({"type": "stop"})
+        except (RuleError, HubError) as exc:
             self._notice = messages.notice("refused", {"reason": messages.reason_of(exc)})
             self._publish_tower()
 
     def resume(self) -> None:
         """Go on after a pause or a jam (cleared, hopper refilled): pay what is due. A
-        dispense cut off mid-way must be counted first (`confirm_dispense`): StoreError."""
+        dispense cut off mid-way must be counted first (`confirm_dispense`): HubError."""
         if self.journal.dispenses(("doubt",)):
-            raise StoreError("count_cut_off_first")
-        if self.store.snapshot().get("paused"):
-            self.store.set_paused(False)  # the listener resumes paying
+            raise HubError("count_cut_off_first")
+        if self.hub.state().paused:
+            self.hub.set_paused(False)  # the listener resumes paying
         else:
             self._resume_paying()  # a jam after the game's last input: nothing was paused
 
     def _undo_button(self) -> None:
         try:
-            self.store.undo()
-        except (RuleError, StoreError) as exc:
+            self.hub.undo()
+        except (RuleError, HubError) as exc:
             self._notice = messages.notice("refused", {"reason": messages.reason_of(exc)})
             self._publish_tower()
 
@@ -168,9 +168,9 @@ class Controller:
         if view is None:
             return
         try:
-            self.store.start_game(view["preset"], [p["name"] for p in view["players"]],
-                                  view.get("knobs"))
-        except (RuleError, StoreError) as exc:
+            self.hub.start_game(view["preset"], [p["name"] for p in view["players"]],
+                                view.get("knobs"))
+        except (RuleError, HubError) as exc:
             self._notice = messages.notice("refused", {"reason": messages.reason_of(exc)})
             self._publish_tower()
 
@@ -229,13 +229,13 @@ class Controller:
             return
         self.stats["readings"] += 1
         self.last_result = ("nothing", "")
-        snapshot = self.store.snapshot()
-        view = snapshot.get("game")
-        if view is None or snapshot.get("ended"):
+        state = self.hub.state()
+        view = state.game
+        if view is None or state.ended:
             self._publish(outcome, None)
             self._set_status("ready")
             return
-        if snapshot.get("paused"):
+        if state.paused:
             self._publish(outcome, None)
             return
         if self._seen_already(outcome.dice, view):
@@ -258,20 +258,20 @@ class Controller:
         try:
             if call.event is not None:
                 if call.event["type"] == "present" and (
-                        snapshot.get("last_input") or {}).get("type") == "present":
+                        state.last_input or {}).get("type") == "present":
                     # The square turned again before the first move: presented anew.
-                    self.store.undo()
-                self.store.apply(call.event)
+                    self.hub.undo()
+                self.hub.apply(call.event)
             elif call.correction is not None:
-                self.store.correct_last(call.correction["faces"])
+                self.hub.correct_last(call.correction["faces"])
             elif call.rotation is not None:
                 self.square.rotate_last(call.rotation, seen=True)
-        except (RuleError, StoreError) as exc:
+        except (RuleError, HubError) as exc:
             self._refuse(Call.refuse("refused", reason=messages.reason_of(exc)), outcome)
             return
         if view.get("game") == "4d" and (call.accepted or call.correction or call.rotation):
             self.square.accept(outcome.dice, call)
-        action_id = getattr(self._recorded, "id", 0)  # the action this thread just recorded
+        action_id = self.hub.recorded_id()  # the action this thread just recorded
         jpeg = self._publish(outcome, call)
         self._judged = outcome.dice
         self._moved = False
@@ -326,28 +326,15 @@ class Controller:
         image = annotate(outcome.frame.image, outcome.dice)
         ok, buffer = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
         jpeg = bytes(buffer) if ok else None
-        self.store.publish_reading(jpeg, [d.to_json() for d in outcome.dice])
+        self.hub.publish_reading(jpeg, [d.to_json() for d in outcome.dice])
         self._publish_tower()
         return jpeg
 
-    # ------------------------------------------------------------------ the journal hook
-
-    def _record(self, action: dict[str, Any]) -> None:
-        """Called by the store under its lock, before anyone hears of the change."""
-        dispenses: list[tuple[int, int]] = []
-        kind = action.get("action")
-        event = action.get("event") or {}
-        if kind == "correct" or (kind == "event" and event.get("type") != "undo"):
-            for effect in action.get("effects", []):
-                if effect.get("kind") == "tokens_from_pot" and effect.get("count", 0) > 0:
-                    dispenses.append((int(effect["player"]), int(effect["count"])))
-        action_id = self.journal.record(action, dispenses)
-        self.origins.follow(action, action_id)
-        # Per thread: a button or the game master may record an action at the same moment.
-        self._recorded.id = action_id
+    # ------------------------------------------------------------------ the hub's changes
 
     def _changed(self, action: dict[str, Any], result: Any) -> None:
-        """After every change, from whichever thread made it: lights, tokens, notices."""
+        """After every change of the hub, from whichever thread made it: lights, tokens,
+        notices."""
         kind = action.get("action")
         if kind == "new_game":
             self.square.reset()
@@ -376,9 +363,9 @@ class Controller:
         """The game master counted ``delivered`` tokens for a dispense that was cut off."""
         row = self.journal.dispense(dispense_id)
         if row.state != "doubt":
-            raise StoreError("dispense_not_waiting", dispense=dispense_id)
+            raise HubError("dispense_not_waiting", dispense=dispense_id)
         if not 0 <= delivered <= row.requested:
-            raise StoreError("count_out_of_range", most=row.requested)
+            raise HubError("count_out_of_range", most=row.requested)
         state = "done" if delivered >= row.requested else "intended"
         self.journal.mark(dispense_id, state, delivered=delivered, note="counted by hand")
         doubts = self.journal.dispenses(("doubt",))
@@ -386,8 +373,8 @@ class Controller:
             self._notice = messages.notice("dispense_doubt", self._doubt_values(doubts[0]),
                                            "error")
             self._publish_tower()
-        elif self.store.snapshot().get("paused"):
-            self.store.set_paused(False)  # the listener resumes the dispenser
+        elif self.hub.state().paused:
+            self.hub.set_paused(False)  # the listener resumes the dispenser
         else:
             self._resume_paying()
         self._publish_tower()
@@ -408,9 +395,9 @@ class Controller:
             self._notice = notice
         self._set_status("error")
         try:
-            if not self.store.snapshot().get("paused"):
-                self.store.set_paused(True)
-        except StoreError:
+            if not self.hub.state().paused:
+                self.hub.set_paused(True)
+        except HubError:
             pass  # the game is over: nothing to pause, the notice still shows
         self._publish_tower()
 
@@ -449,7 +436,7 @@ class Controller:
         # before the next input (the game's last dispense), so it must not linger as due.
         pending = [row for row in self.journal.dispenses(("intended", "started", "doubt"))
                    if row.remaining or row.state == "doubt"]
-        self.store.set_tower({
+        self.hub.set_tower({
             "status": self._status,
             "notice": self._notice,
             "camera": "down" if self.link.down else "ok",
@@ -457,7 +444,7 @@ class Controller:
         })
 
     def _view(self) -> dict[str, Any] | None:
-        return self.store.snapshot().get("game")
+        return self.hub.state().game
 
     def _name(self, seat: int) -> str:
         view = self._view() or {}
@@ -473,8 +460,36 @@ class Controller:
             self.heartbeat()
 
     # ------------------------------------------------------------------ calibration
-    # calibration_job.py borrows the camera (a FrameTap in the link's place) and, at the end,
+    # A calibration borrows the camera (a FrameTap in the link's place) and, at the end,
     # hands over the profile it made: apart from the loop, which stays as it is.
+
+    @property
+    def journal_path(self) -> Path | None:
+        """The journal's file, for the fairness of the dice (`TowerActions`)."""
+        return self.journal.path
+
+    def calibration(self, *, expect: int, name: str, path: str | Path | None, throws: int,
+                    checks: int, hold: float) -> CalibrationJob:
+        """A calibration of this tower from the game master's page, not started yet;
+        ValueError for a name that cannot name a profile."""
+        return CalibrationJob(self, expect=expect, name=name, path=path, throws=throws,
+                              checks=checks, hold=hold)
+
+    def lend_camera(self) -> FrameTap:
+        """Put a `FrameTap` in the place of the camera link: the loop reads no throw from
+        then on (a step under way ends as it would); HubError if one is lent already."""
+        with self._lock:
+            if isinstance(self.link, FrameTap):
+                raise HubError("calibration_running")
+            self.link = tap = FrameTap(self.link)
+        return tap
+
+    def give_camera_back(self, tap: FrameTap) -> None:
+        """The camera's frames go to the game again; the tray is looked at afresh."""
+        with self._lock:
+            if self.link is tap:
+                self.link = tap.link
+        self.watcher.reset()
 
     def use_profile(self, profile: Profile) -> None:
         """Read the next frames with ``profile`` (its zones, empty tray and dice)."""

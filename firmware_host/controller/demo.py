@@ -24,13 +24,12 @@ from typing import Any
 from firmware_host.camera import Frame
 from firmware_host.camera.simulated import SimulatedCamera, SimulatedTray
 from firmware_host.controller.controller import Controller
-from firmware_host.controller.journal import Journal
 from firmware_host.controller.settle import Outcome
 from firmware_host.controller.square import faces_by_position, facing
 from firmware_host.controller.table import Habits, TokenTray, VirtualTable
+from firmware_host.hub import GameHub, Journal
 from firmware_host.rules.fourd import next_near
 from firmware_host.rules.texts import render_text
-from firmware_host.scoreboard.store import GameStore
 
 HOPPER_TOKENS = 120
 THINK_SECONDS = 1.2  # at a watchable pace: players look at the dice before the next throw
@@ -105,19 +104,20 @@ class Demo:
         self.tower = SimulatedTower(simulated_pinmap(load_pinmap(EXAMPLE_PINMAP)),
                                     tokens=max(0, options.hopper_tokens - dropped),
                                     on_drop=self.tokens.drop)
-        self.store = GameStore()
+        self.hub = GameHub()
         self.journal = Journal(options.journal, exclusive=True)
         self.profile = self.tray.profile()
-        self.controller = Controller(self.camera, self.tower, self.store, self.journal,
+        self.controller = Controller(self.camera, self.tower, self.hub, self.journal,
                                      profile=self.profile, hold=options.hold,
-                                     agree=options.agree, on_accept=self._check_accepted)
+                                     agree=options.agree, on_accept=self._check_accepted,
+                                     tray=self.tray)
         self.controller.dispenser.before_token = self._token_for
         habits = options.habits
         if options.strategy == "random":  # the table's old habits: stops at random, even on 421
             habits = replace(habits, keep_good_hands=False)
         self.table = VirtualTable(self.tray, seed=options.seed, habits=habits,
                                   press=self._press, strategy=_strategy(options.strategy))
-        self.app = create_app({"SCOREBOARD_PIN": options.pin}, store=self.store,
+        self.app = create_app({"SCOREBOARD_PIN": options.pin}, hub=self.hub,
                               tower=self.controller)
         self.server: Any = None
         self._next_act = 0.0
@@ -145,7 +145,7 @@ class Demo:
     def _take_up(self) -> None:
         """After a restart the dice still lie in the tray: 4D players put the square back as
         the scoreboard shows it, and the tower looks at the tray before anyone moves."""
-        view = self.store.snapshot().get("game") or {}
+        view = self.hub.state().game or {}
         if view.get("game") == "4d" and view.get("phase") in ("present", "play"):
             self.table.lay_square(view)
         for _ in range(LOOK_FRAMES):
@@ -191,7 +191,7 @@ class Demo:
         return self.options.games is not None and self.summary.games >= self.options.games
 
     def _after_step(self) -> None:
-        snapshot = self.store.snapshot()
+        snapshot = self.hub.snapshot()
         view = snapshot.get("game")
         if view is None:
             return
@@ -280,7 +280,7 @@ class Demo:
         who = names[loser] if isinstance(loser, int) and 0 <= loser < len(names) else "nobody"
         self.say(f"=== game {self.summary.games} over: {who} lost ===")
         if not self._finished():
-            self.store.start_game(self.options.preset, self.options.players,
+            self.hub.start_game(self.options.preset, self.options.players,
                                   self.options.knobs or None)
             self._waiting = False
             self._next_act = time.monotonic() + self._think()
@@ -302,13 +302,13 @@ class Demo:
             self.say("  game master refills the hopper and resumes")
             self._press("stop")
             return
-        self.store.set_paused(False)
+        self.hub.set_paused(False)
 
     def _press(self, name: str) -> None:
-        before = self.store.version
+        before = self.hub.version
         self.tower.press(name)
         deadline = time.monotonic() + 2.0
-        while self.store.version == before and time.monotonic() < deadline:
+        while self.hub.version == before and time.monotonic() < deadline:
             time.sleep(0.002)
 
     # ------------------------------------------------------------------ honesty checks
@@ -344,7 +344,7 @@ class Demo:
         if any(row.state == "done" and row.delivered != row.requested
                for row in ledger.values()):
             return False
-        view = self.store.snapshot().get("game") or {}
+        view = self.hub.state().game or {}
         if view.get("game") == "421":
             tokens = sum(p["tokens"] for p in view["players"]) + view.get("pot", 0)
             if tokens != view.get("total_tokens"):

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable
 from typing import Protocol
 
-from firmware_host.controller.journal import Dispense, Journal
+from firmware_host.hub import Dispense, Journal
 
 log = logging.getLogger(__name__)
 

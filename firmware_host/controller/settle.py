@@ -23,11 +23,9 @@ import cv2
 import numpy as np
 
 from firmware_host.camera import Frame
+from firmware_host.camera.motion import moved, small_grey
 from vision import Die
 
-SMALL_WIDTH = 96  # settle detection looks at frames this wide: cheap, and sensor noise averages out
-MOTION_LEVEL = 14  # grey levels a small pixel must change by to count as moving
-MOTION_SHARE = 0.002  # share of small pixels that must change to call the tray moving
 FOREIGN_LEVEL = 28  # grey levels off the empty tray that make a small pixel "something there"
 FOREIGN_DICE = 1.5  # area, in dice, of something there besides the dice, that stops a reading
 TIME_SLACK = 1e-6  # seconds: frame times are sums of floats; 6/15 s must count as 0.4 s
@@ -63,23 +61,6 @@ class _Still:
     done: bool = False
     next_read: float = 0.0  # frame time of the next reading (a hold after an obstruction)
     obstructed: int = 0
-
-
-def small_grey(frame: Frame) -> np.ndarray:
-    """The reduced grey copy motion is judged on: the camera's own when it has one."""
-    source = frame.small if frame.small is not None else frame.image
-    grey = source if source.ndim == 2 else cv2.cvtColor(source, cv2.COLOR_BGR2GRAY)
-    h, w = grey.shape
-    size = (SMALL_WIDTH, max(1, round(h * SMALL_WIDTH / w)))
-    return cv2.GaussianBlur(cv2.resize(grey, size, interpolation=cv2.INTER_AREA), (3, 3), 0)
-
-
-def moved(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two small grey frames show motion between them."""
-    if a.shape != b.shape:
-        return True
-    changed = cv2.absdiff(a, b) > MOTION_LEVEL
-    return np.count_nonzero(changed) > MOTION_SHARE * changed.size
 
 
 def same_reading(a: Sequence[Die], b: Sequence[Die], side: float | None = None) -> bool:

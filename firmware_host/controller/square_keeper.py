@@ -16,17 +16,17 @@ from typing import Any
 
 from firmware_host.controller.referee import Call, JSONDict
 from firmware_host.controller.square import SquareTracker
+from firmware_host.hub import GameHub
 from firmware_host.rules.fourd import DEFAULT_ROTATION, ROTATIONS
-from firmware_host.scoreboard.store import GameStore
 from vision import Die
 
 
 class SquareKeeper:
-    """The tower's square tracker over ``store``'s game: judge and accept readings under
+    """The tower's square tracker over ``hub``'s game: judge and accept readings under
     `lock`; `follow` every correction of the game, from whichever thread made it."""
 
-    def __init__(self, store: GameStore) -> None:
-        self.store = store
+    def __init__(self, hub: GameHub) -> None:
+        self.hub = hub
         self.tracker = SquareTracker()
         # Held by the camera loop while it judges a reading and moves the tracker, and by a
         # renumbering from another thread.
@@ -47,23 +47,23 @@ class SquareKeeper:
         """Make the last move's rotation ``rotation`` (if the last input is a move turned the
         other way). ``seen``: the camera saw the square turned, and the tracker follows it
         from the dice (`accept`) rather than by renumbering them."""
-        last = self.store.snapshot().get("last_input") or {}
+        last = self.hub.state().last_input or {}
         if last.get("type") != "turn" or last.get("rotate", DEFAULT_ROTATION) == rotation:
             return
         self._seen.turned = seen
         try:
-            self.store.correct_last(list(last["faces"]), rotate=rotation)
+            self.hub.correct_last(list(last["faces"]), rotate=rotation)
         finally:
             self._seen.turned = False
 
     def turn_back(self) -> None:
         """The stop button: the last move's square turned the other way."""
-        last = self.store.snapshot().get("last_input") or {}
+        last = self.hub.state().last_input or {}
         turned = last.get("rotate", DEFAULT_ROTATION)
         self.rotate_last(next(r for r in ROTATIONS if r != turned))
 
     def follow(self, action: dict[str, Any]) -> None:
-        """After a correction of the game (the store's journaled ``action``): a move's
+        """After a correction of the game (the hub's journaled ``action``): a move's
         rotation changed by hand, the dice untouched, renumbers them."""
         if getattr(self._seen, "turned", False):
             return

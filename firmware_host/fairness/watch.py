@@ -15,8 +15,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from firmware_host.controller.journal import Journal, JournalError
 from firmware_host.fairness.analysis import DEFAULT_QUESTION, Question, Report, analyse
+from firmware_host.hub.journal import Journal, JournalError
 
 # Inputs (throws, stops, undos...) the journal grows by before the page's report is read again:
 # a few throws more or less never change what hundreds of them say.

@@ -1,15 +1,15 @@
 """The scoreboard: a Flask application showing the game live on every phone in the bar.
 
-`create_app(config=None, store=None, *, tower=None)` builds it around a `GameStore` (and the
-running tower, if any); `serve_app` runs it with waitress. Imported lazily so that the
-command line stays quick to start.
+`create_app(config=None, hub=None, *, tower=None)` builds it around the game's hub
+(`firmware_host.hub.GameHub`) and the running tower, if any; `serve_app` runs it with
+waitress. Imported lazily so that the command line stays quick to start.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["GameStore", "create_app", "serve_app"]
+__all__ = ["create_app", "serve_app"]
 
 
 def __getattr__(name: str) -> Any:
@@ -17,10 +17,6 @@ def __getattr__(name: str) -> Any:
         from firmware_host.scoreboard.app import create_app
 
         return create_app
-    if name == "GameStore":
-        from firmware_host.scoreboard.store import GameStore
-
-        return GameStore
     if name == "serve_app":
         from firmware_host.scoreboard.server import serve_app
 

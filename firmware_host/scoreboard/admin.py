@@ -12,19 +12,20 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
+from firmware_host.hub import HubError
 from firmware_host.rules import PRESETS
 from firmware_host.rules.factory import PLAYER_COUNTS
 from firmware_host.rules.knobs import game_kind
-from firmware_host.scoreboard.api import get_store
+from firmware_host.scoreboard.api import get_hub
 from firmware_host.scoreboard.auth import (
     admin_required,
     csrf_protected,
     csrf_token,
+    is_admin,
     log_in,
     log_out,
 )
 from firmware_host.scoreboard.errors import ApiError
-from firmware_host.scoreboard.store import StoreError
 
 admin = Blueprint("admin", __name__, url_prefix="/api/admin")
 
@@ -146,8 +147,7 @@ def _rotation(data: dict[str, Any]) -> str | None:
 
 
 def _ok(**extra: Any) -> Response:
-    store = get_store()
-    return jsonify({"ok": True, "version": store.version, **extra})
+    return jsonify({"ok": True, "version": get_hub().version, **extra})
 
 
 @admin.post("/login")
@@ -186,7 +186,7 @@ def start_game() -> Response:
     knobs = data.get("knobs") or {}
     if not isinstance(knobs, dict):
         raise _bad("knobs", "knobs_object")
-    view = get_store().start_game(preset, names, knobs)
+    view = get_hub().start_game(preset, names, knobs)
     return _ok(game=view)
 
 
@@ -200,7 +200,7 @@ def throw() -> Response:
     keep = _int_list(data, "keep", required=False)
     if keep:
         event["keep"] = keep
-    return _ok(effects=get_store().apply(_with_player(event, data)))
+    return _ok(effects=get_hub().apply(_with_player(event, data)))
 
 
 @admin.post("/turn")
@@ -211,7 +211,7 @@ def turn() -> Response:
     rotate = _rotation(data)
     if rotate is not None:
         event["rotate"] = rotate
-    return _ok(effects=get_store().apply(_with_player(event, data)))
+    return _ok(effects=get_hub().apply(_with_player(event, data)))
 
 
 @admin.post("/present")
@@ -222,19 +222,19 @@ def present() -> Response:
     near = data.get("near")
     if not isinstance(near, int) or isinstance(near, bool):
         raise _bad("near", "near_position")
-    return _ok(effects=get_store().apply(_with_player({"type": "present", "near": near}, data)))
+    return _ok(effects=get_hub().apply(_with_player({"type": "present", "near": near}, data)))
 
 
 @admin.post("/stop")
 @admin_required
 def stop() -> Response:
-    return _ok(effects=get_store().apply(_with_player({"type": "stop"}, _body())))
+    return _ok(effects=get_hub().apply(_with_player({"type": "stop"}, _body())))
 
 
 @admin.post("/undo")
 @admin_required
 def undo() -> Response:
-    return _ok(effects=get_store().undo())
+    return _ok(effects=get_hub().undo())
 
 
 @admin.post("/correct")
@@ -243,7 +243,7 @@ def correct() -> Response:
     data = _body()
     keep = _int_list(data, "keep", required=False)
     faces = _faces(data)
-    return _ok(effects=get_store().correct_last(faces, keep, _rotation(data)))
+    return _ok(effects=get_hub().correct_last(faces, keep, _rotation(data)))
 
 
 @admin.post("/pause")
@@ -257,14 +257,14 @@ def pause() -> Response:
         # The tower resumes: unpaused, and a jammed dispenser pays again (even once the game
         # is over, when there is nothing to unpause).
         tower.resume()
-        return _ok(paused=get_store().snapshot()["paused"])
-    return _ok(paused=get_store().set_paused(paused))
+        return _ok(paused=get_hub().snapshot()["paused"])
+    return _ok(paused=get_hub().set_paused(paused))
 
 
 @admin.post("/end")
 @admin_required
 def end() -> Response:
-    return _ok(game=get_store().end_game())
+    return _ok(game=get_hub().end_game())
 
 
 @admin.post("/dispenses/<int:dispense_id>/confirm")
@@ -283,7 +283,7 @@ def confirm_dispense(dispense_id: int) -> Response:
         row = tower.confirm_dispense(dispense_id, delivered)
     except KeyError:
         raise ApiError(404, "no_dispense", "no_dispense", dispense=dispense_id) from None
-    except StoreError as exc:
+    except HubError as exc:
         # A count out of range, or a dispense that is not waiting for one: nothing changed.
         raise ApiError(400, "dispense", exc.code, **exc.values) from None
     to_json = getattr(row, "to_json", None)
@@ -295,12 +295,11 @@ def fairness() -> Response:
     """Whether the dice look fair, from the running tower's journal (null without a tower:
     `dicetower fairness` reads any journal). A read: the unlocked session is enough."""
     from firmware_host.fairness.watch import FairnessWatch  # SciPy: loaded when first asked
-    from firmware_host.scoreboard.auth import is_admin
 
     if not is_admin():
         raise ApiError(401, "login", "login_first")
     tower = current_app.extensions.get("dicetower.tower")
-    path = getattr(getattr(tower, "journal", None), "path", None)
+    path = None if tower is None else tower.journal_path
     summary = None
     if path is not None:
         watch = current_app.extensions.get("dicetower.fairness")

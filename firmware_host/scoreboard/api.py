@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
+from firmware_host.hub.ports import HubAccess
 from firmware_host.rules import KNOBS, PRESETS
 from firmware_host.scoreboard.auth import csrf_token, is_admin
 from firmware_host.scoreboard.errors import ApiError
 from firmware_host.scoreboard.sse import CLIENT_FULL, ClientLimit, StateStream
-from firmware_host.scoreboard.store import GameStore
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
 
-def get_store() -> GameStore:
-    return current_app.extensions["dicetower.store"]
+def get_hub() -> HubAccess:
+    """The game's hub this application shows (handed to `create_app`)."""
+    return current_app.extensions["dicetower.hub"]
 
 
 def _no_store(response: Response) -> Response:
@@ -30,7 +31,7 @@ def odds_shown() -> bool:
 
 @api.get("/state")
 def state() -> Response:
-    version, text = get_store().snapshot_json(odds=odds_shown())
+    version, text = get_hub().snapshot_json(odds=odds_shown())
     response = current_app.response_class(text, mimetype="application/json")
     response.headers["ETag"] = f'"{version}"'
     return _no_store(response)
@@ -38,13 +39,13 @@ def state() -> Response:
 
 @api.get("/history")
 def history() -> Response:
-    return _no_store(jsonify(get_store().history()))
+    return _no_store(jsonify(get_hub().history()))
 
 
 @api.get("/game")
 def game() -> Response:
     """The whole game as the engine serialises it: enough to rebuild it elsewhere."""
-    data = get_store().game_json()
+    data = get_hub().game_json()
     if data is None:
         raise ApiError(404, "no_game", "no_game")
     return _no_store(jsonify(data))
@@ -63,7 +64,7 @@ def session_info() -> Response:
 
 @api.get("/frame.jpg")
 def frame() -> Response:
-    latest = get_store().frame()
+    latest = get_hub().frame()
     if latest is None:
         raise ApiError(404, "no_frame", "no_frame")
     version, jpeg = latest
@@ -90,7 +91,7 @@ def events() -> Response:
             most=limit.maximum,
         )
     stream = StateStream(
-        get_store(),
+        get_hub(),
         limit,
         request.headers.get("Last-Event-ID"),
         keepalive,

@@ -1,13 +1,20 @@
-"""The scoreboard's Flask application factory."""
+"""The scoreboard's Flask application factory: blueprints over the hub and the tower it is given.
+
+The pages never hold the game: they read the hub's snapshots, wait for its changes and submit
+the game master's inputs through `firmware_host.hub.ports.HubAccess`, and ask the running
+tower (if any) for what only it can do through `TowerActions`.
+"""
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from flask import Flask, Response
 
+from firmware_host.hub import GameHub
+from firmware_host.hub.ports import HubAccess, TowerActions
 from firmware_host.scoreboard.admin import admin
 from firmware_host.scoreboard.api import api
 from firmware_host.scoreboard.auth import FailureLimiter, check_pin, generate_pin
@@ -17,7 +24,6 @@ from firmware_host.scoreboard.i18n import DEFAULT_LANGUAGE
 from firmware_host.scoreboard.odds import DEFAULT_ODDS_MODE, OddsService, check_odds_mode
 from firmware_host.scoreboard.pages import pages
 from firmware_host.scoreboard.sse import ClientLimit
-from firmware_host.scoreboard.store import GameStore
 
 DEFAULTS: dict[str, Any] = {
     "SCOREBOARD_PIN": None,  # None: a random 6-digit PIN, read it from app.config
@@ -46,24 +52,13 @@ CONTENT_SECURITY_POLICY = (
 )
 
 
-class TowerHook(Protocol):
-    """What the game master's page may ask of a running tower (the controller is one)."""
-
-    def confirm_dispense(self, dispense_id: int, delivered: int) -> Any:
-        """Record that `delivered` tokens fell for a dispense cut off mid-way.
-
-        Raises `StoreError` for a count out of range or a dispense not waiting for one,
-        and `KeyError` for an unknown dispense.
-        """
-
-
 def create_app(
     config: Mapping[str, Any] | None = None,
-    store: GameStore | None = None,
+    hub: HubAccess | None = None,
     *,
-    tower: TowerHook | None = None,
+    tower: TowerActions | None = None,
 ) -> Flask:
-    """Build the scoreboard application around `store` (a new, empty one by default).
+    """Build the scoreboard application around `hub` (a new, empty `GameHub` by default).
 
     `config` overrides `DEFAULTS` and Flask's own settings (``SECRET_KEY``, ``TESTING``...).
     `tower` is the running tower, if any: without one (``dicetower serve`` alone) the
@@ -87,8 +82,8 @@ def create_app(
 
     app.config["SCOREBOARD_ODDS"] = check_odds_mode(app.config["SCOREBOARD_ODDS"])
 
-    app.extensions["dicetower.store"] = store if store is not None else GameStore()
-    _attach_odds(app, app.extensions["dicetower.store"])
+    app.extensions["dicetower.hub"] = hub if hub is not None else GameHub()
+    _attach_odds(app, app.extensions["dicetower.hub"])
     app.extensions["dicetower.tower"] = tower
     app.extensions["dicetower.limiter"] = FailureLimiter(
         int(app.config["LOGIN_MAX_FAILURES"]),
@@ -116,11 +111,11 @@ def create_app(
     return app
 
 
-def _attach_odds(app: Flask, store: GameStore) -> None:
+def _attach_odds(app: Flask, hub: HubAccess) -> None:
     """The odds advice, computed once per game version in a worker (see odds.py)."""
-    # Loaded now rather than by the first snapshot, which runs under the store's lock.
+    # Loaded now rather than by the first snapshot, which runs under the hub's lock.
     import firmware_host.advisor.strategies  # noqa: F401
 
-    service = OddsService(ready=store.odds_ready)
+    service = OddsService(ready=hub.odds_ready)
     app.extensions["dicetower.odds"] = service
-    store.set_odds_source(service.advice)
+    hub.set_odds_source(service.advice)

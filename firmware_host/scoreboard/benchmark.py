@@ -1,7 +1,7 @@
 """The `dicetower bench scoreboard` benchmark: how fast a change reaches every open page.
 
 It serves the real application with waitress on 127.0.0.1, opens N live streams
-(``/api/events``) like N phones, then plays a real game through the store (throws from a
+(``/api/events``) like N phones, then plays a real game through the hub (throws from a
 seeded generator, applied by the rules engine) and notes, for every client and every change,
 the delay from the change to the moment that client has read the whole event.
 
@@ -93,10 +93,10 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(rank, len(ordered)) - 1]
 
 
-def push_changes(store: Any, updates: int, interval: float, seed: int) -> dict[int, float]:
+def push_changes(hub: Any, updates: int, interval: float, seed: int) -> dict[int, float]:
     """Play `updates` inputs of a real game; return version -> time of the change."""
+    from firmware_host.hub import HubError
     from firmware_host.rules import RuleError
-    from firmware_host.scoreboard.store import StoreError
 
     rng = random.Random(seed)
     changed: dict[int, float] = {}
@@ -105,14 +105,14 @@ def push_changes(store: Any, updates: int, interval: float, seed: int) -> dict[i
         start = time.perf_counter()
         faces = [rng.randint(1, 6) for _ in range(3)]
         try:
-            store.apply({"type": "throw", "faces": faces})
-        except (RuleError, StoreError):
+            hub.apply({"type": "throw", "faces": faces})
+        except (RuleError, HubError):
             # Not a throw's moment: the turn must be stopped, or the game is over.
             try:
-                store.apply({"type": "stop"})
-            except (RuleError, StoreError):
-                store.start_game(PRESET, PLAYERS)
-        changed[store.version] = start
+                hub.apply({"type": "stop"})
+            except (RuleError, HubError):
+                hub.start_game(PRESET, PLAYERS)
+        changed[hub.version] = start
     return changed
 
 
@@ -124,8 +124,8 @@ def run_benchmark(clients: int, updates: int, interval: float, seed: int) -> dic
     # Every client connects from this machine: the per-address cap must not count them as one.
     app = create_app({"SCOREBOARD_PIN": "0000", "SSE_MAX_CLIENTS": clients + 4,
                       "SSE_MAX_PER_CLIENT": clients + 4})
-    store = app.extensions["dicetower.store"]
-    store.start_game(PRESET, PLAYERS)
+    hub = app.extensions["dicetower.hub"]
+    hub.start_game(PRESET, PLAYERS)
     with BackgroundServer(app) as server:
         host, port = server.url.split("//", 1)[1].rstrip("/").rsplit(":", 1)
         readers = [Client(host, int(port)) for _ in range(clients)]
@@ -134,9 +134,9 @@ def run_benchmark(clients: int, updates: int, interval: float, seed: int) -> dic
         for reader in readers:
             reader.connected.wait(timeout=10)
         failed = [r.error for r in readers if r.error or not r.received]
-        changed = push_changes(store, updates, interval, seed)
+        changed = push_changes(hub, updates, interval, seed)
         time.sleep(min(2.0, 10 * interval + 0.5))  # let the last event reach everyone
-        payload = len(store.snapshot_json()[1])
+        payload = len(hub.snapshot_json()[1])
     delays: list[float] = []
     coalesced = missed = 0
     for reader in readers:

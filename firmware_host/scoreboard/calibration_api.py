@@ -8,8 +8,7 @@
     GET  preview.jpg                the current step's annotated picture
 
 Every POST needs the PIN's session and its CSRF token; the GETs the PIN's session. The job
-itself is `firmware_host.controller.calibration_job` (imported when a calibration starts:
-a scoreboard without a tower never loads it); without a running tower, 409.
+itself is the running tower's (`TowerActions.calibration`); without a running tower, 409.
 """
 
 from __future__ import annotations
@@ -19,10 +18,11 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify
 
+from firmware_host.hub import HubError
+from firmware_host.hub.ports import CalibrationRun, TowerActions
 from firmware_host.scoreboard.admin import _bad, _body
 from firmware_host.scoreboard.auth import admin_required, is_admin
 from firmware_host.scoreboard.errors import ApiError
-from firmware_host.scoreboard.store import StoreError
 
 calibration_api = Blueprint("calibration_api", __name__, url_prefix="/api/admin/calibration")
 
@@ -33,14 +33,14 @@ MAX_EXPECT = 6  # more dice than any game throws
 CONFIG = {"CALIBRATION_THROWS": 4, "CALIBRATION_CHECKS": 3, "CALIBRATION_HOLD": 0.5}
 
 
-def _tower() -> Any:
+def _tower() -> TowerActions:
     tower = current_app.extensions.get("dicetower.tower")
-    if tower is None or not callable(getattr(tower, "use_profile", None)):
+    if tower is None:
         raise ApiError(409, "no_tower", "calibration_no_tower")
     return tower
 
 
-def _job() -> Any:
+def _job() -> CalibrationRun:
     job = current_app.extensions.get(JOB)
     if job is None:
         raise ApiError(409, "calibration", "calibration_none")
@@ -52,7 +52,7 @@ def _read_access() -> None:
         raise ApiError(401, "login", "login_first")
 
 
-def _state(job: Any) -> dict[str, Any] | None:
+def _state(job: CalibrationRun | None) -> dict[str, Any] | None:
     if job is None:
         return None
     state = job.state()
@@ -62,13 +62,13 @@ def _state(job: Any) -> dict[str, Any] | None:
     return state
 
 
-def _answer(job: Any) -> Response:
+def _answer(job: CalibrationRun | None) -> Response:
     response = jsonify({"ok": True, "calibration": _state(job)})
     response.headers["Cache-Control"] = "no-store"
     return response
 
 
-def _refused(exc: StoreError) -> ApiError:
+def _refused(exc: HubError) -> ApiError:
     """The job's own refusals (not waiting, corners too late...): a 409 with its sentence."""
     return ApiError(409, "calibration", exc.code, **exc.values)
 
@@ -87,30 +87,26 @@ def _corners(value: Any) -> list[tuple[float, float]]:
 @calibration_api.post("/start")
 @admin_required
 def start() -> Response:
-    from calibration.store import check_name
-    from firmware_host.controller.calibration_job import CalibrationJob
-
     tower = _tower()
     data = _body()
     expect = data.get("expect")
     if not isinstance(expect, int) or isinstance(expect, bool) or not 1 <= expect <= MAX_EXPECT:
         raise _bad("expect", "expect_count", most=MAX_EXPECT)
     name = data.get("name") or "default"
+    settings = {key: current_app.config.get(key, default) for key, default in CONFIG.items()}
+    # Without a name, the profile the tower was started with is the one made anew, so that a
+    # restart reads with it too (CALIBRATION_PROFILE: the profile named in tower.toml).
+    path = None if data.get("name") else current_app.config.get("CALIBRATION_PROFILE")
     try:
-        check_name(name if isinstance(name, str) else "")
+        job = tower.calibration(expect=expect, name=name if isinstance(name, str) else "",
+                                path=path, throws=int(settings["CALIBRATION_THROWS"]),
+                                checks=int(settings["CALIBRATION_CHECKS"]),
+                                hold=float(settings["CALIBRATION_HOLD"]))
     except ValueError:
         raise _bad("name", "profile_name") from None
     current = current_app.extensions.get(JOB)
     if current is not None and current.active:
         raise ApiError(409, "calibration", "calibration_running")
-    settings = {key: current_app.config.get(key, default) for key, default in CONFIG.items()}
-    # Without a name, the profile the tower was started with is the one made anew, so that a
-    # restart reads with it too (CALIBRATION_PROFILE: the profile named in tower.toml).
-    path = None if data.get("name") else current_app.config.get("CALIBRATION_PROFILE")
-    job = CalibrationJob(tower, expect=expect, name=name, path=path,
-                         throws=int(settings["CALIBRATION_THROWS"]),
-                         checks=int(settings["CALIBRATION_CHECKS"]),
-                         hold=float(settings["CALIBRATION_HOLD"]))
     current_app.extensions[JOB] = job
     job.start()
     return _answer(job)
@@ -128,7 +124,7 @@ def next_step() -> Response:
     job = _job()
     try:
         job.next()
-    except StoreError as exc:
+    except HubError as exc:
         raise _refused(exc) from None
     return _answer(job)
 
@@ -140,7 +136,7 @@ def corners() -> Response:
     given = _corners(_body().get("corners"))
     try:
         job.set_corners(given)
-    except StoreError as exc:
+    except HubError as exc:
         raise _refused(exc) from None
     return _answer(job)
 
@@ -151,7 +147,7 @@ def cancel() -> Response:
     job = _job()
     try:
         job.cancel()
-    except StoreError as exc:
+    except HubError as exc:
         raise _refused(exc) from None
     return _answer(job)
 

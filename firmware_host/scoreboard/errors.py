@@ -13,16 +13,18 @@ from typing import Any
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from firmware_host.hub import HubError, Refusal
 from firmware_host.rules import RuleError
 from firmware_host.scoreboard.i18n import request_language
-from firmware_host.scoreboard.store import StoreError
-from firmware_host.scoreboard.texts import Refusal
+from firmware_host.scoreboard.texts import REFUSALS
 
 
 class ApiError(Refusal):
     """A refused API request: HTTP status, a short machine code (``bad_input``, ``login``...)
     and the sentence that says why, as a code of `firmware_host.scoreboard.texts` and its
     values (said in the page's language)."""
+
+    texts = REFUSALS
 
     def __init__(self, status: int, code: str, text: str,
                  headers: dict[str, str] | None = None, **values: Any) -> None:
@@ -57,8 +59,8 @@ def register_error_handlers(app: Flask) -> None:
         return error_response(400, "rule", err.text(request_language()),
                               extra={"rule": err.as_text()})
 
-    @app.errorhandler(StoreError)
-    def store_error(err: StoreError) -> Response:
+    @app.errorhandler(HubError)
+    def hub_error(err: HubError) -> Response:
         return error_response(409, "conflict", err.text(request_language()))
 
     @app.errorhandler(HTTPException)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, make_response, render_template, request
 
-from firmware_host.scoreboard.api import get_store, odds_shown
+from firmware_host.scoreboard.api import get_hub, odds_shown
 from firmware_host.scoreboard.auth import csrf_token, is_admin
 from firmware_host.scoreboard.i18n import LANGUAGE_COOKIE, LANGUAGES, labels, request_language
 from firmware_host.scoreboard.network import hostname, qr_svg
@@ -37,7 +37,7 @@ def _render(template: str, *, admin_page: bool) -> Response:
         lang=language,
         languages=LANGUAGES,
         t=text,
-        state=get_store().snapshot(odds=odds_shown()),
+        state=get_hub().snapshot(odds=odds_shown()),
         page_config=page_config,
         public_url=url,
         hostname=current_app.config.get("SCOREBOARD_HOSTNAME") or hostname(),

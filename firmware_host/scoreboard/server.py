@@ -48,13 +48,13 @@ def run_until_stopped(app: Flask, server: Any) -> None:
     Live streams sleep between events, so they are woken (`end_streams`) before waitress
     waits for its threads; otherwise stopping would hang until their next keep-alive.
     """
-    store = app.extensions["dicetower.store"]
+    hub = app.extensions["dicetower.hub"]
 
     def stop(signum: int, frame: object) -> None:
-        store.end_streams()
+        hub.end_streams()
         raise KeyboardInterrupt  # waitress's loop ends on it and shuts its threads down
 
-    # Signal handlers can only be set from the main thread; elsewhere, stop via the store.
+    # Signal handlers can only be set from the main thread; elsewhere, stop via the hub.
     in_main = threading.current_thread() is threading.main_thread()
     signals = (signal.SIGINT, signal.SIGTERM) if in_main else ()
     previous = {sig: signal.signal(sig, stop) for sig in signals}
@@ -63,7 +63,7 @@ def run_until_stopped(app: Flask, server: Any) -> None:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-        store.end_streams()
+        hub.end_streams()
 
 
 class BackgroundServer:
@@ -106,7 +106,7 @@ class BackgroundServer:
 
     def stop(self) -> None:
         """End the live streams, then the server; returns once its threads have finished."""
-        self.app.extensions["dicetower.store"].end_streams()
+        self.app.extensions["dicetower.hub"].end_streams()
         # Worker threads finish their responses while the loop still runs (they signal it),
         # then the loop closes every socket from its own thread.
         self._server.task_dispatcher.shutdown(timeout=2)

@@ -2,8 +2,8 @@
 
 Each event carries the whole snapshot (a few kilobytes), so a client that missed some simply
 takes the next one, and a reconnecting client (``Last-Event-ID``) gets the current state at once
-unless it already has it. Event ids are ``<store instance>-<version>``, so an id from before a
-restart never matches. The store lock is only held to read the cached snapshot, never while
+unless it already has it. Event ids are ``<hub instance>-<version>``, so an id from before a
+restart never matches. The hub's lock is only held to read the cached snapshot, never while
 writing to a socket.
 
 A closed page must give its slot back at once: phones close and reopen their stream each time
@@ -20,7 +20,8 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
-from firmware_host.scoreboard.store import GameStore, StreamsEnded
+from firmware_host.hub import StreamsEnded
+from firmware_host.hub.ports import HubAccess
 
 RECONNECT_MS = 2000
 DISCONNECT_POLL = 0.5  # seconds between checks that the client is still there
@@ -74,8 +75,8 @@ class ClientLimit:
                 self._by_client.pop(client, None)  # no entry left behind per address seen
 
 
-def event_id(store: GameStore, version: int) -> str:
-    return f"{store.instance}-{version}"
+def event_id(hub: HubAccess, version: int) -> str:
+    return f"{hub.instance}-{version}"
 
 
 def format_event(event: str, data: str, ident: str | None = None) -> bytes:
@@ -96,7 +97,7 @@ class StateStream:
 
     def __init__(
         self,
-        store: GameStore,
+        hub: HubAccess,
         limit: ClientLimit,
         last_event_id: str | None,
         keepalive: float,
@@ -106,7 +107,7 @@ class StateStream:
         poll: float = DISCONNECT_POLL,
         odds: bool = True,
     ) -> None:
-        self._store = store
+        self._hub = hub
         self._odds = odds  # whether this page is shown the odds advice
         self._limit = limit
         self._client = client
@@ -135,11 +136,11 @@ class StateStream:
     def _generate(
         self, last_event_id: str | None, keepalive: float, poll: float
     ) -> Iterator[bytes]:
-        store = self._store
+        hub = self._hub
         yield f"retry: {RECONNECT_MS}\n\n".encode()
-        version, text = store.snapshot_json(odds=self._odds)
-        if last_event_id != event_id(store, version):
-            yield format_event("state", text, event_id(store, version))
+        version, text = hub.snapshot_json(odds=self._odds)
+        if last_event_id != event_id(hub, version):
+            yield format_event("state", text, event_id(hub, version))
         # Without a way to see the client leave, only writes can tell: wait a whole keep-alive.
         step = keepalive if self._disconnected is None else min(poll, keepalive)
         next_keepalive = time.monotonic() + keepalive
@@ -147,7 +148,7 @@ class StateStream:
             if self._gone():
                 return  # ending the body makes the server close it: the slot comes back now
             try:
-                changed = store.wait_for_change(version, timeout=step)
+                changed = hub.wait_for_change(version, timeout=step)
             except StreamsEnded:
                 return
             if changed is None:
@@ -155,6 +156,6 @@ class StateStream:
                     next_keepalive = time.monotonic() + keepalive
                     yield b": keep-alive\n\n"
                 continue
-            version, text = store.snapshot_json(odds=self._odds)
+            version, text = hub.snapshot_json(odds=self._odds)
             next_keepalive = time.monotonic() + keepalive
-            yield format_event("state", text, event_id(store, version))
+            yield format_event("state", text, event_id(hub, version))

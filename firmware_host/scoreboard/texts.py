@@ -1,40 +1,24 @@
 """Why the scoreboard refuses a request, in French and English: codes and values in, sentences out.
 
-A refusal is raised as a code with its values (`Refusal`, and its kinds `StoreError` and
-`ApiError`); the error handler says it in the language of the page that sent the request, the
-command line and the logs in English. The rules engine's refusals have their own table
-(`firmware_host.rules.texts`); JSON field names and values stay as the API spells them.
+A refusal is raised as a code with its values (`firmware_host.hub.errors.Refusal`: the hub's
+`HubError`, whose codes come first, and the scoreboard's `ApiError`); the error handler says it
+in the language of the page that sent the request, the command line and the logs in English.
+The rules engine's refusals have their own table (`firmware_host.rules.texts`); JSON field
+names and values stay as the API spells them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from firmware_host.hub.errors import HUB_REFUSALS
 from firmware_host.rules.texts import fill
 
 REFUSALS: dict[str, dict[str, str]] = {
-    # -- the game's state ---------------------------------------------------------------
-    "no_game": {"fr": "Pas encore de partie : lancez-en une.",
-                "en": "no game yet: start one first"},
-    "game_over": {"fr": "La partie est finie : lancez-en une nouvelle.",
-                  "en": "the game is over: start a new one"},
-    "game_paused": {"fr": "La partie est en pause : reprenez-la d'abord.",
-                    "en": "the game is paused: resume it first"},
-    "nothing_to_correct": {"fr": "Rien à corriger : aucun lancer encore.",
-                           "en": "nothing to correct: no input yet"},
-    "last_not_a_throw": {"fr": "La dernière entrée est un « {kind} », pas un lancer.",
-                         "en": "the last input is a {kind!r}, not a throw"},
-    "rotation_only_4d": {"fr": "Seul un coup de 4D a un sens de rotation à corriger.",
-                         "en": "only a 4D turn has a rotation to correct"},
+    **HUB_REFUSALS,
+    # -- the scoreboard's own ------------------------------------------------------------
     "no_frame": {"fr": "Pas d'image de la caméra (pas de caméra, ou rien lu encore).",
                  "en": "no camera image (no camera, or nothing read yet)"},
-    # -- tokens -------------------------------------------------------------------------
-    "count_cut_off_first": {"fr": "Comptez d'abord les jetons de la distribution interrompue.",
-                            "en": "count the tokens of the dispense cut off first"},
-    "dispense_not_waiting": {"fr": "La distribution {dispense} n'attend pas de comptage.",
-                             "en": "dispense {dispense} is not waiting for a count"},
-    "count_out_of_range": {"fr": "Entre 0 et {most} jetons ont pu tomber.",
-                           "en": "between 0 and {most} tokens can have fallen"},
     "no_tower": {"fr": "Aucune tour en marche : pas de distribution à confirmer.",
                  "en": "no tower is running: there is no dispense to confirm"},
     "no_dispense": {"fr": "Pas de distribution {dispense}.", "en": "no dispense {dispense}"},
@@ -42,23 +26,6 @@ REFUSALS: dict[str, dict[str, str]] = {
     "calibration_no_tower": {
         "fr": "Aucune tour en marche : calibrez avec « dicetower calibrate ».",
         "en": "no tower is running: calibrate with `dicetower calibrate`"},
-    "calibration_running": {"fr": "Une calibration est déjà en cours : finissez-la ou annulez-la.",
-                            "en": "a calibration is under way: finish or cancel it first"},
-    "calibration_none": {"fr": "Aucune calibration en cours : lancez-en une.",
-                         "en": "no calibration under way: start one first"},
-    "calibration_not_waiting": {
-        "fr": "La calibration travaille : attendez qu'elle vous demande quelque chose.",
-        "en": "the calibration is working: wait until it asks for you"},
-    "calibration_corners_late": {
-        "fr": "Les coins du plateau se donnent avant le premier lancer : annulez et "
-              "recommencez pour les changer.",
-        "en": "the tray's corners are given before the first throw: cancel and start again "
-              "to change them"},
-    "calibration_corners_outside": {
-        "fr": "Un coin est hors de l'image de la caméra ({width}x{height}).",
-        "en": "a corner lies outside the camera's {width}x{height} picture"},
-    "calibration_corners_area": {"fr": "Les quatre coins n'entourent aucune surface.",
-                                 "en": "the four corners enclose no area"},
     "calibration_no_preview": {"fr": "Pas encore d'image de calibration.",
                                "en": "no calibration picture yet"},
     # -- the game master ----------------------------------------------------------------
@@ -151,16 +118,3 @@ def say(code: str, values: dict[str, Any] | None = None, language: str = "en") -
     """The sentence for ``code`` in ``language`` ("fr" or "en"), ``values`` filled in; an
     unknown code comes back as it is, so a refusal is never lost for want of a sentence."""
     return fill(REFUSALS, code, values or {}, language)
-
-
-class Refusal(Exception):
-    """A refused request as a code of `REFUSALS` and its values; ``str()`` is English."""
-
-    def __init__(self, code: str, **values: Any) -> None:
-        self.code = code
-        self.values = values
-        super().__init__(say(code, values, "en"))
-
-    def text(self, language: str) -> str:
-        """The sentence in ``language`` ("fr" or "en")."""
-        return say(self.code, self.values, language)

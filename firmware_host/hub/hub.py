@@ -1,18 +1,19 @@
-"""The game store: the scoreboard's one `Game`, guarded by a lock, with a change counter.
+"""`GameHub`: the one owner of the game, its journal and everything shown of it.
 
-The rules engine stays the single source of truth: the store only applies inputs through it and
+The rules engine stays the single source of truth: the hub only applies inputs through it and
 adds what the engine does not know (paused, ended, the latest camera reading, who threw what).
-Every accepted change goes through `GameStore._commit`, so a journal can record them in order
-by passing ``journal=``: it is called under the lock, right after the change and before any
-client hears of it, with the action and, for game inputs, the effects the engine returned.
-Listeners (`add_listener`) hear of each change after the lock is released: the controller
-carries out the effects there.
+Every input, whoever makes it (the camera loop, a button, the game master's page, a replayed
+journal), goes through `GameHub._commit`: under the lock it is applied, counted, written to
+the journal with the token dispenses its effects make (`open_journal`), and only then does
+anyone hear of it. Subscribers (`subscribe`) hear of each change after the lock is released:
+the controller carries out the effects there (lights, tokens).
 
 The tower adds what only it knows (`set_tower`): its status (ready, reading, asking for a
 throw again, camera error, jam), a notice in both languages, and the token dispenses under way.
 
 Readers never wait on writers for long: the snapshot sent to clients is serialised once per
-version and cached, and `wait_for_change` lets streaming clients sleep until the counter moves.
+version and cached, `state` gives the loop what it decides by without any serialising, and
+`wait_for_change` lets streaming clients sleep until the counter moves.
 """
 
 from __future__ import annotations
@@ -22,14 +23,16 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from firmware_host.hub.errors import HubError
+from firmware_host.hub.journal import Journal
+from firmware_host.hub.replay import Origins, replay_action
+from firmware_host.hub.stats import hands_completed, player_statistics
 from firmware_host.rules import Game, RuleError, game_from_json, new_game
-from firmware_host.scoreboard.stats import hands_completed, player_statistics
-from firmware_host.scoreboard.texts import Refusal
 
 JSONDict = dict[str, Any]
-Journal = Callable[[JSONDict], None]
 # (game version, the game's view) -> the advice for the player to move (see odds.py).
 OddsSource = Callable[[int, JSONDict], "JSONDict | None"]
 
@@ -37,23 +40,31 @@ OddsSource = Callable[[int, JSONDict], "JSONDict | None"]
 CORRECTABLE_EVENTS = ("throw", "turn")
 
 
-class StoreError(Refusal):
-    """The request conflicts with the store's state (no game, paused, over); nothing changed.
-
-    Raised with a code of `firmware_host.scoreboard.texts` and its values."""
-
-
 class StreamsEnded(Exception):
     """The server is stopping (or restarting): open streams should finish now."""
 
 
-class GameStore:
-    """Holds the current game and everything the scoreboard shows about it."""
+@dataclass(frozen=True)
+class HubState:
+    """What the tower decides by, read without serialising anything."""
 
-    def __init__(self, *, journal: Journal | None = None) -> None:
+    game: JSONDict | None  # the engine's view, None before the first game
+    paused: bool
+    ended: bool  # ended by the game master, or over by the rules
+    last_input: JSONDict | None  # the event of the last entry of the game's history
+
+
+class GameHub:
+    """Holds the current game and everything shown about it: see the module docstring."""
+
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
-        self._journal = journal
+        self._journal: Journal | None = None
+        self._tokens = False  # whether journaled inputs also write the dispenses they make
+        self._origins = Origins()
+        self._recorded = threading.local()  # .id: the action this thread journaled last
+        self._state: tuple[int, HubState] | None = None
         self._listeners: list[Callable[[JSONDict, Any], None]] = []
         self._tower: JSONDict | None = None
         self._game: Game | None = None
@@ -80,8 +91,20 @@ class GameStore:
         with self._lock:
             return self._version
 
+    def state(self) -> HubState:
+        """The game's view, paused, ended and the last input, once per version."""
+        with self._lock:
+            if self._state is None or self._state[0] != self._version:
+                game = self._game
+                self._state = (self._version, HubState(
+                    game=game.view() if game is not None else None,
+                    paused=self._paused,
+                    ended=self._ended or bool(game is not None and game.is_over),
+                    last_input=game.history[-1]["event"] if game and game.history else None))
+            return self._state[1]
+
     def snapshot(self, *, odds: bool = True) -> JSONDict:
-        """The state every client sees: the engine's view plus the store's own metadata.
+        """The state every client sees: the engine's view plus the hub's own metadata.
 
         ``odds=False``: without the advice (``odds`` is None), for pages not shown it."""
         return json.loads(self.snapshot_json(odds=odds)[1])
@@ -168,8 +191,8 @@ class GameStore:
     def end_streams(self) -> None:
         """Wake every waiting stream and make it finish (the server stops or restarts).
 
-        Only the streams open now end; the store itself keeps working and new streams can
-        open, so a server can be restarted around the same store.
+        Only the streams open now end; the hub itself keeps working and new streams can
+        open, so a server can be restarted around the same hub.
         """
         with self._changed:
             self._stream_endings += 1
@@ -225,10 +248,10 @@ class GameStore:
         def correct() -> list[JSONDict]:
             game = self._playable_game()
             if not game.history:
-                raise StoreError("nothing_to_correct")
+                raise HubError("nothing_to_correct")
             last = game.history[-1]["event"]
             if last.get("type") not in CORRECTABLE_EVENTS:
-                raise StoreError("last_not_a_throw", kind=last.get("type"))
+                raise HubError("last_not_a_throw", kind=last.get("type"))
             # Journaled with the correction: what the game master replaced, and what a
             # listener needs to follow it (the square's numbering follows its rotation).
             action["replaced"] = dict(last)
@@ -237,7 +260,7 @@ class GameStore:
                 corrected["keep"] = list(keep)
             if rotate is not None:
                 if last.get("type") != "turn":
-                    raise StoreError("rotation_only_4d")
+                    raise HubError("rotation_only_4d")
                 corrected["rotate"] = rotate
             trial = game_from_json(game.to_json())
             trial.undo()
@@ -257,7 +280,7 @@ class GameStore:
         def pause() -> bool:
             self._require_game()
             if self._ended:
-                raise StoreError("game_over")
+                raise HubError("game_over")
             self._paused = bool(paused)
             return self._paused
 
@@ -274,14 +297,33 @@ class GameStore:
 
         return self._commit({"action": "end"}, end)
 
-    def add_listener(self, listener: Callable[[JSONDict, Any], None]) -> None:
-        """Call ``listener(action, result)`` after every accepted change, outside the lock."""
+    def subscribe(self, listener: Callable[[JSONDict, Any], None]) -> None:
+        """Call ``listener(action, result)`` after every accepted change, outside the lock,
+        on the thread that made it."""
         self._listeners.append(listener)
 
-    def set_journal(self, journal: Journal | None) -> None:
-        """Start (or stop) journaling: after a game was replayed from the journal itself."""
+    def open_journal(self, journal: Journal, *, replay: bool = True,
+                     tokens: bool = True) -> list[tuple[int, JSONDict]]:
+        """Rebuild the journal's last game (unless ``replay`` is false), then journal every
+        change from now on, before anyone hears of it. ``tokens``: each input also writes
+        the dispenses its effects make (a tower that pays); without, tokens are handed out
+        by hand. Returns the replayed (id, action) pairs."""
+        actions = journal.actions_since_last_game() if replay else []
+        for action_id, action in actions:
+            replay_action(self, action)
+            self._origins.follow(action, action_id)
         with self._lock:
-            self._journal = journal
+            self._journal, self._tokens = journal, tokens
+        return actions
+
+    def live(self, action_id: int) -> bool:
+        """Whether the history entry made by journaled action ``action_id`` still stands (not
+        undone, not replaced by a correction): its dispenses are still due."""
+        return self._origins.live(action_id)
+
+    def recorded_id(self) -> int:
+        """The id of the action this thread journaled last (0: none)."""
+        return int(getattr(self._recorded, "id", 0))
 
     def set_tower(self, tower: JSONDict | None) -> int:
         """Show the tower's own state (status, notice, dispenses); not a game input, so not
@@ -317,7 +359,7 @@ class GameStore:
     def _commit(self, action: JSONDict, change: Callable[[], Any]) -> Any:
         """The one way in for every change: run it under the lock, count it, journal it.
 
-        A `RuleError` or `StoreError` raised by `change` leaves everything as it was: the
+        A `RuleError` or `HubError` raised by `change` leaves everything as it was: the
         engine guarantees it for its own state, and every change here checks before it writes.
         """
         with self._changed:
@@ -328,23 +370,40 @@ class GameStore:
             if isinstance(result, list):
                 entry["effects"] = result
             if self._journal is not None:
-                self._journal(entry)
+                self._record(entry)
             self._changed.notify_all()
         for listener in self._listeners:
             listener(entry, result)
         return result
 
+    def _record(self, entry: JSONDict) -> None:
+        """Journal one change (under the lock): the tower pays what its effects take from
+        the pot, so those dispenses are written in the same transaction."""
+        assert self._journal is not None
+        dispenses: list[tuple[int, int]] = []
+        event = entry.get("event") or {}
+        kind = entry.get("action")
+        if self._tokens and (kind == "correct" or (kind == "event"
+                                                   and event.get("type") != "undo")):
+            for effect in entry.get("effects", []):
+                if effect.get("kind") == "tokens_from_pot" and effect.get("count", 0) > 0:
+                    dispenses.append((int(effect["player"]), int(effect["count"])))
+        action_id = self._journal.record(entry, dispenses)
+        self._origins.follow(entry, action_id)
+        # Per thread: a button or the game master may record an action at the same moment.
+        self._recorded.id = action_id
+
     def _require_game(self) -> Game:
         if self._game is None:
-            raise StoreError("no_game")
+            raise HubError("no_game")
         return self._game
 
     def _playable_game(self) -> Game:
         game = self._require_game()
         if self._ended:
-            raise StoreError("game_over")
+            raise HubError("game_over")
         if self._paused:
-            raise StoreError("game_paused")
+            raise HubError("game_paused")
         return game
 
     def _note_history(self, game: Game, before: JSONDict) -> None:
@@ -384,4 +443,4 @@ def _compact_json(data: JSONDict) -> str:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
 
-__all__ = ["GameStore", "RuleError", "StoreError", "StreamsEnded"]
+__all__ = ["GameHub", "HubError", "HubState", "RuleError", "StreamsEnded"]

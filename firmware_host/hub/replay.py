@@ -1,6 +1,6 @@
 """Rebuilding the game from the journal, and knowing which journaled input each move came from.
 
-`replay_action` applies one journaled store action to a store exactly as it was applied the
+`replay_action` applies one journaled action to a hub exactly as it was applied the
 first time (the engine is deterministic, so the same actions give the same game). `Origins`
 follows, for every entry of the engine's history, the journal action that made it: a dispense
 belongs to an action, and stays due only while that action's entry stands (not undone, not
@@ -9,14 +9,25 @@ replaced by a correction). `last_throw` tells what a restarted tower may find in
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from firmware_host.rules.knobs import saved_knobs
-from firmware_host.scoreboard.store import GameStore
 
 
-def replay_action(store: GameStore, action: dict[str, Any]) -> None:
-    """Apply one journaled action (as `GameStore` journals it) to ``store``."""
+class Replayable(Protocol):
+    """The inputs a journaled action may be (`firmware_host.hub.GameHub` takes them all)."""
+
+    def start_game(self, preset: str, players: list[str],
+                   knobs: dict[str, Any] | None = None) -> Any: ...
+    def apply(self, event: dict[str, Any]) -> Any: ...
+    def correct_last(self, faces: list[int], keep: list[int] | None = None,
+                     rotate: str | None = None) -> Any: ...
+    def set_paused(self, paused: bool) -> Any: ...
+    def end_game(self) -> Any: ...
+
+
+def replay_action(store: Replayable, action: dict[str, Any]) -> None:
+    """Apply one journaled action (as `GameHub` journals it) to ``store``."""
     kind = action.get("action")
     if kind == "new_game":
         preset = action["preset"]
@@ -32,14 +43,6 @@ def replay_action(store: GameStore, action: dict[str, Any]) -> None:
         store.end_game()
     else:
         raise ValueError(f"unknown journaled action {kind!r}")
-
-
-def replay_journal(store: GameStore, journal: Any) -> list[tuple[int, dict[str, Any]]]:
-    """Replay the journal's last game into ``store``; its (id, action) pairs, in order."""
-    actions = journal.actions_since_last_game()
-    for _, action in actions:
-        replay_action(store, action)
-    return actions
 
 
 class Origins:
@@ -68,7 +71,7 @@ class Origins:
 
 
 def last_throw(history: dict[str, Any]) -> tuple[list[int], int] | None:
-    """(faces thrown, dice kept) of the last throw in a store's history (`GameStore.history`)."""
+    """(faces thrown, dice kept) of the last throw in a hub's history (`GameHub.history`)."""
     for entry in reversed(history.get("entries", [])):
         event = entry.get("event") or {}
         if event.get("type") == "throw":

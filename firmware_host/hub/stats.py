@@ -1,7 +1,7 @@
 """Simple statistics per player: throws, hands made, 421s and nénettes.
 
 The engine's history says what was input and what followed, not who made which hand; the
-store notes, for each accepted input, who was to move and which hands that input completed
+hub notes, for each accepted input, who was to move and which hands that input completed
 (`hands_completed`, from the views before and after), and the statistics add those up.
 """
 

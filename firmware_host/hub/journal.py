@@ -1,9 +1,9 @@
 """The journal: every game input, every token dispensed and every accepted throw's image, in SQLite.
 
 One file, in WAL mode with ``synchronous=FULL``: a change committed before the power went is
-there after it. The scoreboard's store hands each accepted input to `Journal.record` before
-the phones hear of it and before any of its effects is carried out, so restarting replays the
-same inputs into a fresh store (`Journal.replay_into`) and finds the same game.
+there after it. The hub (`GameHub`) hands each accepted input to `Journal.record` before the
+phones hear of it and before any of its effects is carried out, so restarting replays the
+same inputs into a fresh hub (`GameHub.open_journal`) and finds the same game.
 
 Tokens have a ledger of their own (`dispenses`): a dispense is written as *intended* in the
 same transaction as the input that caused it (or as soon as a restart finds it missing), marked
@@ -114,7 +114,7 @@ class Journal:
     # ------------------------------------------------------------------ inputs
 
     def record(self, action: dict[str, Any], dispenses: list[tuple[int, int]] = ()) -> int:
-        """Write one store action (and the dispenses it makes: (seat, count)) atomically;
+        """Write one hub action (and the dispenses it makes: (seat, count)) atomically;
         return its id. Durable when this returns."""
         body = json.dumps(action, separators=(",", ":"), ensure_ascii=False)
         with self._transaction() as db:
