@@ -48,19 +48,6 @@ def test_reading_a_pinmap_does_not_load_gpiozero() -> None:
     assert result.returncode == 0, result.stderr
 
 
-def test_no_two_modules_import_each_other() -> None:
-    """Within each package, module A importing B and B importing A (at any depth of the
-    code, lazily or not) is a circle to break."""
-    for package in ("hardware", "firmware_host", "vision", "calibration"):
-        modules = {f"{package}.{'.'.join(p.relative_to(ROOT / package).with_suffix('').parts)}"
-                   .removesuffix(".__init__"): p
-                   for p in (ROOT / package).rglob("*.py")}
-        imports = {name: imported_modules(path) & set(modules) for name, path in modules.items()}
-        pairs = sorted({tuple(sorted((a, b))) for a, found in imports.items() for b in found
-                        if a != b and a in imports.get(b, set())})
-        assert pairs == [], f"modules importing each other: {pairs}"
-
-
 def test_open_tower_gives_a_simulated_tower_or_says_there_are_no_pins() -> None:
     from hardware import EXAMPLE_PINMAP, NotOnAPi, SimulatedTower, open_tower
 
