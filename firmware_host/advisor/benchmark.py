@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import statistics
 import sys
@@ -35,13 +34,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, default=5, help="random seed (default 5)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=_run)
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    """Nearest-rank percentile of a non-empty list."""
-    ordered = sorted(values)
-    rank = max(1, math.ceil(fraction * len(ordered)))
-    return ordered[min(rank, len(ordered)) - 1]
 
 
 def _query(rng: random.Random) -> dict[str, Any]:
@@ -70,6 +62,7 @@ def run_benchmark(queries: int = 2000, moves: int = 60, seed: int = 5) -> dict[s
     from firmware_host.advisor import advise, advise_4d
     from firmware_host.advisor.moves4d import _score
     from firmware_host.advisor.odds421 import _table
+    from firmware_host.figures import p95
 
     _table.cache_clear()
     _score.cache_clear()
@@ -84,7 +77,7 @@ def run_benchmark(queries: int = 2000, moves: int = 60, seed: int = 5) -> dict[s
     result: dict[str, Any] = {
         "queries": queries,
         "p50_ms": statistics.median(times),
-        "p95_ms": percentile(times, 0.95),
+        "p95_ms": p95(times),
         "max_ms": max(times),
         "first_ms": times[0],
         "seed": seed,
@@ -100,7 +93,7 @@ def run_benchmark(queries: int = 2000, moves: int = 60, seed: int = 5) -> dict[s
         if fourd[fifth]:
             result[f"{label}_moves"] = len(fourd[fifth])
             result[f"{label}_p50_ms"] = statistics.median(fourd[fifth])
-            result[f"{label}_p95_ms"] = percentile(fourd[fifth], 0.95)
+            result[f"{label}_p95_ms"] = p95(fourd[fifth])
     return result
 
 

@@ -26,7 +26,8 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Any
 
-from firmware_host.scoreboard.benchmark import Client, percentile, state_arrival
+from firmware_host.figures import p95
+from firmware_host.scoreboard.benchmark import Client, state_arrival
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -138,7 +139,7 @@ def run_benchmark(throws: int = 200, preset: str = "tim-11", seed: int = 11,
         "clean_throws": watch.clean_throws,
         "delays": len(delays),
         "p50_ms": statistics.median(delays) if delays else None,
-        "p95_ms": percentile(delays, 0.95) if delays else None,
+        "p95_ms": p95(delays) if delays else None,
         "max_ms": max(delays) if delays else None,
         "hold_s": hold,
         "fps": fps,

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import math
 import random
 import statistics
 import sys
@@ -22,6 +21,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
+
+from firmware_host.figures import p95
 
 PRESET = "classique-10"
 PLAYERS = ["Ana", "Ben", "Cleo", "Dede"]
@@ -84,13 +85,6 @@ class Client:
         except (OSError, http.client.HTTPException) as err:
             self.error = str(err) or type(err).__name__
             self.connected.set()
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    """Nearest-rank percentile of a non-empty list."""
-    ordered = sorted(values)
-    rank = max(1, math.ceil(fraction * len(ordered)))
-    return ordered[min(rank, len(ordered)) - 1]
 
 
 def push_changes(hub: Any, updates: int, interval: float, seed: int) -> dict[int, float]:
@@ -160,7 +154,7 @@ def run_benchmark(clients: int, updates: int, interval: float, seed: int) -> dic
         "missed": missed,
         "payload_bytes": payload,
         "p50_ms": statistics.median(delays) if delays else None,
-        "p95_ms": percentile(delays, 0.95) if delays else None,
+        "p95_ms": p95(delays) if delays else None,
         "max_ms": max(delays) if delays else None,
     }
 
