@@ -65,10 +65,12 @@ class Candidate:
     size: tuple[float, float]
     angle: float  # degrees, as cv2.minAreaRect gives it
     touches_border: bool
-    source: str  # "body" (a die-shaped region), "split" (part of a larger one), "pips"
+    source: str  # "found" (by the die finder), "body" (a die-shaped region), "split" (part
+    # of a larger one), "pips" (a pip cluster)
     # A die-shaped region large enough for two dice is read whole and split: the whole and
     # its parts share this number (-1: no such region).
     region: int = -1
+    lean: float = 0.0  # the die finder's belief that the die leans (cocked)
 
     @property
     def side(self) -> float:

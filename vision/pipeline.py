@@ -43,10 +43,11 @@ from vision.detect import (
 from vision.exposure import exposed
 from vision.exposure import gain as exposure_gain
 from vision.face_net import default_net
+from vision.finder import Spot, default_finder
 from vision.image_io import as_bgr
 from vision.lean_net import check_lean
 from vision.profile import Profile
-from vision.scene_reading import Found, Scene, read_scene, without_blanks
+from vision.scene_reading import SAME_DIE, Found, Scene, read_scene, without_blanks
 from vision.straightening import Source, patch_source, straighten, working_copy
 from vision.types import Die
 
@@ -56,6 +57,14 @@ MIN_WORKING_SIDE = 160  # ... but never smaller than this
 WORK_DIE_SIDE = 32.0  # die side (px) at the working size
 # Die sides tried (x the one assumed) when no die body in the image gives the size.
 TRIAL_SIDES = (0.6, 0.75, 0.9, 1.0, 1.15, 1.3, 1.5)
+# How the die finder's spots and the classic candidates are used: "only" the finder's,
+# "both" (the classic ones where the finder found nothing), "fallback" (the classic ones
+# only in a frame where the finder found nothing at all), "off" (the classic ones alone).
+FINDER = "off"
+# The finder's spots this sure of a die give the frame's typical die side.
+SURE_SPOT = 0.5
+# A read die the finder is this sure leans (on another die, on the tray's wall) is cocked.
+FINDER_LEAN = 0.5
 
 
 def read_dice(
@@ -89,6 +98,11 @@ def read_dice(
             scene.look.image, scene.look.mask, k.center, scene.side)]
     if lean_check:
         check_lean(kept, scene)
+        for k in kept:
+            if k.die.value is not None and k.cand.lean >= FINDER_LEAN:
+                k.die = replace(k.die, value=None, reason="cocked",
+                                confidence=float(min(k.die.confidence, 1.0 - k.cand.lean)),
+                                alternatives=(k.die.value,))
     dice = [scene.placed(k.die) for k in kept]
     if profile and profile.zones:
         reach = scene.side / scene.scale / math.sqrt(2.0)  # half a die's diagonal, input px
@@ -126,8 +140,12 @@ def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
     x0, y0, x1, y1 = box
     bgr = bgr[y0:y1, x0:x1]
     h, w = bgr.shape[:2]
+    spots = default_finder().find(bgr) if FINDER != "off" else []
+    sure = [s.side for s in spots if s.score >= SURE_SPOT]
     if profile and profile.die_side:
         side = profile.die_side
+    elif sure:
+        side = float(np.median(sure))
     else:
         side = quick_die_side(bgr, profile.floor(shape, box, quick_size((h, w)))
                               if profile else None)
@@ -144,9 +162,30 @@ def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
                    profile.floor(shape, box, size) if profile else None)
     side_hint = side * scale if side is not None else None
     candidates, side_found = find_candidates(seen, side_hint)
+    if spots or FINDER == "only":
+        candidates = _with_spots(spots, scale, (h, w), candidates, side_found)
     return Scene(seen, source, scale, side_found, candidates,
                  profile.pip_polarity if profile else None, sized=side is not None,
                  box=box, input_size=(shape[1], shape[0]))
+
+
+def _with_spots(spots: list[Spot], scale: float, shape: tuple[int, int],
+                classic: list[Candidate], side: float) -> list[Candidate]:
+    """The die finder's spots as candidates (working pixels), and the classic candidates
+    as FINDER says: none, or those where no spot lies."""
+    h, w = shape
+    found = []
+    for spot in spots:
+        corners = spot.corners()
+        cut = bool(np.any(corners < 0) or np.any(corners[:, 0] > w) or np.any(corners[:, 1] > h))
+        found.append(Candidate((spot.center[0] * scale, spot.center[1] * scale),
+                               (spot.side * scale, spot.side * scale), spot.angle, cut,
+                               "found", lean=spot.cocked))
+    if FINDER in ("only", "fallback"):
+        return found
+    reach = SAME_DIE * side
+    return found + [c for c in classic
+                    if all(math.dist(c.center, f.center) >= reach for f in found)]
 
 
 def as_read(image: np.ndarray, profile: Profile | None = None) -> np.ndarray:

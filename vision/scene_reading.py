@@ -49,6 +49,9 @@ NET_NO_FACE = 0.9
 RESIZE_TRIALS = (0.8, 1.25, 1.5)
 MIN_RESIZED_VALUE = 3
 MIN_CANDIDATE_SIDE = 4  # working pixels: a smaller candidate has nothing to read
+#: Candidates that stand for a whole die (a die is there, read or not): the die finder's, and
+#: die-shaped regions.
+WHOLE = ("found", "body")
 
 
 @dataclass(frozen=True)
@@ -139,7 +142,7 @@ def read_scene(scene: Scene) -> list[Found]:
     # Regions and split regions first, then pip clusters, each phase in one pass of the
     # network (cheaper than one pass per candidate); a pip cluster on a die read already is
     # not looked at.
-    for sources in (("body", "split"), ("pips",)):
+    for sources in (("found", "body", "split"), ("pips",)):
         phase = [c for source in sources for c in usable
                  if c.source == source and not _read_already(c, found, side)]
         seen = views(scene.source, [(c, candidate_side(c, side)) for c in phase])
@@ -223,13 +226,13 @@ def read_candidate(
         centre = to_image(back, np.array([fit.center], dtype=np.float64))[0]
         # Pips found without a die body around them are a speck on the floor, unless the
         # network is sure it sees a die (a white die on a light floor has no body in the mask).
-        if (cand.source != "body" and body_cover(mask, centre, die_side) < MIN_BODY_COVER
+        if (cand.source not in WHOLE and body_cover(mask, centre, die_side) < MIN_BODY_COVER
                 and not net_vouches(view.probs)):
             return None
         # The pip of a one is in the middle of its die; a pip near a body's edge is one pip of
         # a two or three whose other pips were not seen, unless the network, which sees the
         # whole die around the pip, is sure of a one.
-        if (fit.value == 1 and cand.source != "body"
+        if (fit.value == 1 and cand.source not in WHOLE
                 and _depth(mask, centre, die_side) < MIN_ONE_DEPTH * die_side
                 and view.probs[1] < NET_SURE):
             return None
@@ -241,7 +244,7 @@ def read_candidate(
                   tuple((float(x), float(y)) for x, y in corners),
                   float(np.clip(reading.confidence, 0.0, 1.0)))
         return Found(die, (0, -reading.confidence), (float(centre[0]), float(centre[1])), cand)
-    if cand.source != "body" and not reading.pips:
+    if cand.source not in WHOLE and not reading.pips:
         return None
     if cand.source == "pips":
         return None
@@ -257,7 +260,7 @@ def read_candidate(
     die = Die(None, (float(cand.center[0]), float(cand.center[1])),
               tuple((float(x), float(y)) for x, y in corners),
               float(np.clip(reading.confidence, 0.0, 1.0)), reason, likely_values(view.probs))
-    return Found(die, (1 if cand.source == "body" else 2, 0.0), die.center, cand,
+    return Found(die, (1 if cand.source in WHOLE else 2, 0.0), die.center, cand,
                  float(view.probs[0]), patch)
 
 

@@ -108,7 +108,10 @@ def views(source: Source, placements: list[tuple[Candidate, float]]) -> list[Vie
 
 
 def candidate_side(cand: Candidate, side: float) -> float:
-    """The die side to straighten a candidate with: its own when its region is one die (dice
-    of several sizes may share a tray: down to half the typical side)."""
+    """The die side to straighten a candidate with: the die finder's, which measures each die
+    on its own; a region's own when it is one die (dice of several sizes may share a tray:
+    down to half the typical side)."""
     own = cand.side
+    if cand.source == "found":
+        return own
     return own if cand.source == "body" and 0.5 * side <= own <= 1.4 * side else side

@@ -11,7 +11,8 @@ import json
 import os
 import sys
 import time
-from contextlib import ExitStack
+from collections.abc import Callable
+from contextlib import AbstractContextManager, ExitStack, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="list the images with wrong, missed or extra dice (with --variants: the photos "
         "whose reading changed; with --throws: the throws not read right)",
     )
+    parser.add_argument(
+        "--loso", metavar="DIR",
+        help="leave one source out: read each photo with the networks trained without its "
+        "source, from DIR/<owner>/ (made by `python -m vision.lab.loso train DIR`)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -106,6 +112,10 @@ def usage_error(args: argparse.Namespace) -> str | None:
         return "--unpadded goes with --throws"
     if args.throws and args.variants:
         return "--throws and --variants do not go together"
+    if args.loso is not None and args.variants:
+        return "--loso and --variants do not go together"
+    if args.loso is not None and not Path(args.loso).is_dir():
+        return f"--loso {args.loso}: no such folder"
     if args.limit is not None and args.limit < 0:
         return "--limit must be at least 0"
     if args.predictions is not None:
@@ -115,6 +125,30 @@ def usage_error(args: argparse.Namespace) -> str | None:
         if not target.parent.is_dir():
             return f"--predictions {target}: the folder {target.parent} does not exist"
     return variants_error(args) if args.variants else None
+
+
+def models_for(args: argparse.Namespace) -> Callable[[str], AbstractContextManager]:
+    """What to read a source's photos within: the networks trained without that source
+    (``--loso``), or the shipped ones."""
+    if not args.loso:
+        return lambda source: nullcontext()
+    from vision.lab.loso import left_out
+
+    return lambda source: left_out(Path(args.loso), source)
+
+
+def _missing_models(args: argparse.Namespace, records: list[dict[str, Any]]) -> str | None:
+    """With ``--loso``: the first left-out network the records' sources need that is not
+    there, said in one line; else None."""
+    if not args.loso:
+        return None
+    from vision.lab.loso import missing
+
+    for source in sorted({r["source"] for r in records}):
+        problem = missing(Path(args.loso), source)
+        if problem:
+            return problem
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -137,12 +171,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"dicetower bench vision: {exc}", file=sys.stderr)
         return 2
     records = half_of(records, args.half)
+    models = models_for(args)
+    missing = _missing_models(args, records)
+    if missing:
+        print(f"dicetower bench vision: {missing}", file=sys.stderr)
+        return 2
     if args.throws:
         from vision.lab import throws_bench
 
         all_records = load_manifest(dataset)
         part = records if args.limit is None else records[: args.limit]
-        return throws_bench.run(args, dataset, part, all_records)
+        return throws_bench.run(args, dataset, part, all_records, models)
     if args.variants:
         from vision.lab import variants
 
@@ -166,9 +205,10 @@ def run(args: argparse.Namespace) -> int:
                 tqdm.write(str(exc), file=sys.stderr)
                 predictions.append({"image": rec["image"], "dice": [], "ms": None})
                 continue
-            start = time.perf_counter()
-            dice = read_dice(image)
-            ms = (time.perf_counter() - start) * 1000.0
+            with models(rec["source"]):
+                start = time.perf_counter()
+                dice = read_dice(image)
+                ms = (time.perf_counter() - start) * 1000.0
             pred = {"image": rec["image"], "dice": [d.to_json() for d in dice], "ms": ms}
             predictions.append(pred)
             if out:
@@ -182,7 +222,9 @@ def run(args: argparse.Namespace) -> int:
         result["dataset"] = str(dataset)
         print(json.dumps(result, indent=1))
     else:
-        print(f"dataset: {dataset} ({len(records)} images)")
+        left_out = (f", each source read by the networks trained without it ({args.loso})"
+                    if args.loso else "")
+        print(f"dataset: {dataset} ({len(records)} images{left_out})")
         print(table(result))
         for name, tally in errors:
             print(f"  {name}: wrong {tally.wrong}, missed {tally.missed}, extra {tally.extra}")

@@ -91,13 +91,14 @@ def label_centres(rec: dict) -> list[tuple[float, float, int, float | None]]:
     return out
 
 
-def dataset_samples(dataset: Path, half: str, log=print) -> list[Sample]:
+def dataset_samples(dataset: Path, half: str, log=print,
+                    leave_out: str | None = None) -> list[Sample]:
     """Labelled candidate and labelled-centre samples from the dataset's images."""
     # The typical die size of an image is measured over the whole manifest, as the bench does.
     records = load_manifest(dataset)
     sizes = dict(zip((r["image"] for r in records), die_sizes(records), strict=True))
     samples: list[Sample] = []
-    for rec, image in dataset_images(dataset, half, log):
+    for rec, image in dataset_images(dataset, half, log, leave_out=leave_out):
         scene = prepare(image)
         s = sizes[rec["image"]] * scene.scale
         labels = [(x * scene.scale, y * scene.scale, v, own * scene.scale if own else None)
@@ -208,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     began = time.perf_counter()
     print(f"cutting samples from {dataset} (half: {args.half})")
-    samples = dataset_samples(dataset, args.half)
+    samples = dataset_samples(dataset, args.half, leave_out=args.leave_out)
     print("rendering trays")
     samples += rendered_samples()
     print("drawing pages of print")

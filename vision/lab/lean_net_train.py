@@ -96,13 +96,14 @@ def tray_samples(image: np.ndarray, truths) -> list[Sample]:
     return [cut(image, t.center, t.side, int(t.cocked)) for t in truths]
 
 
-def dataset_samples(dataset: Path, half: str, log=print) -> list[Sample]:
+def dataset_samples(dataset: Path, half: str, log=print,
+                    leave_out: str | None = None) -> list[Sample]:
     """Flat samples: the dataset's dice as `vision.read_dice` reads them (without the lean
     check), where the reading has the labelled value within half a die of a labelled die."""
     from vision.pipeline import read_dice
 
     samples: list[Sample] = []
-    for rec, image in dataset_images(dataset, half, log, every=100):
+    for rec, image in dataset_images(dataset, half, log, every=100, leave_out=leave_out):
         labels = label_centres(rec)
         for die in read_dice(image, lean_check=False):
             side = math.dist(*die.corners[:2])
@@ -183,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     began = time.perf_counter()
     print(f"reading flat dice in {dataset} (half: {args.half})")
-    samples = dataset_samples(dataset, args.half) * REAL_REPEATS
+    samples = dataset_samples(dataset, args.half, leave_out=args.leave_out) * REAL_REPEATS
     print(f"rendering {args.trays} trays")
     samples += rendered_samples(range(RENDER_SEEDS.start, RENDER_SEEDS.start + args.trays))
     leaning = sum(s.label for s in samples)

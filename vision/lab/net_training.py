@@ -25,11 +25,13 @@ SEED = 421
 
 
 def dataset_images(
-    dataset: Path, half: str, log: Callable[[str], None] = print, every: int = 50
+    dataset: Path, half: str, log: Callable[[str], None] = print, every: int = 50,
+    leave_out: str | None = None,
 ) -> Iterator[tuple[dict[str, Any], np.ndarray]]:
-    """(manifest record, BGR image) of each image of the dataset's ``half``; images that
-    cannot be read are skipped. Progress goes to ``log`` every ``every`` images."""
-    records = half_of(load_manifest(dataset), half)
+    """(manifest record, BGR image) of each image of the dataset's ``half``, less those of the
+    source ``leave_out``; images that cannot be read are skipped. Progress goes to ``log``
+    every ``every`` images."""
+    records = [r for r in half_of(load_manifest(dataset), half) if r["source"] != leave_out]
     for k, rec in enumerate(records, 1):
         if k % every == 0:
             log(f"  {k}/{len(records)} images")
@@ -136,6 +138,9 @@ def parser(prog: str, description: str, default_out: Path, epochs: int) -> argpa
     p.add_argument("dataset", nargs="?", default=str(DEFAULT_DATASET))
     p.add_argument("--half", choices=("even", "odd", "all"), default="all",
                    help="train on every other dataset image only (the bench's halves)")
+    p.add_argument("--leave-out", metavar="SOURCE", default=None,
+                   help="train without this dataset source (e.g. nell-byler/dice_detection), "
+                   "to measure the networks on a source they never saw")
     p.add_argument("--out", default=str(default_out), help="ONNX file to write")
     p.add_argument("--seed", type=int, default=SEED)
     p.add_argument("--epochs", type=int, default=epochs)

@@ -1,9 +1,9 @@
 """Scenes with no dice, for training the face network to say "no face": pages of print.
 
 A round letter's counter on its ink is a light round mark on an even dark ground, as a
-one's pip is. The pip readers cannot tell them apart (see
-docs/vision.md, "Scenes with no dice"); a network that has seen them as "none" can, and its
-"none" is what keeps a menu on the tray from scoring.
+one's pip is. The pip readers cannot tell them apart (see docs/lab/vision-notebook.md,
+"Scenes with no dice"); a network that has seen them as "none" can, and its "none" is what
+keeps a menu on the tray from scoring.
 
 The pages here are drawn with other fonts and words than those
 `tests/test_vision_no_dice.py` judges the pipeline on: OpenCV's slanted and script faces,

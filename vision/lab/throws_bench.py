@@ -23,8 +23,8 @@ import collections
 import json
 import sys
 import time
-from collections.abc import Sequence
-from contextlib import ExitStack
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, ExitStack, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +48,11 @@ def outcome(values: Sequence[int | None], labels: Sequence[int]) -> str:
 
 
 def read_throws(dataset: Path, records: Sequence[dict[str, Any]],
-                all_records: Sequence[dict[str, Any]], padded: bool = True) -> list[dict[str, Any]]:
-    """One reading per throw of the records (die sizes from ``all_records``), in order.
+                all_records: Sequence[dict[str, Any]], padded: bool = True,
+                models: Callable[[str], AbstractContextManager] = lambda source: nullcontext(),
+                ) -> list[dict[str, Any]]:
+    """One reading per throw of the records (die sizes from ``all_records``), in order; each
+    read within ``models(source)`` (the networks to read that source with).
 
     A reading: the photo, its source, the cut (``box``, x y w h in the photo), how the cut was
     placed in the image read (``scale``, ``offset``, ``size``), the ``labels``, the ``values``
@@ -81,9 +84,10 @@ def read_throws(dataset: Path, records: Sequence[dict[str, Any]],
             image, scale, offset = cutting.frame(cut)
         else:
             image, scale, offset = cut, 1.0, (0, 0)
-        start = time.perf_counter()
-        dice = read_dice(image)
-        ms = (time.perf_counter() - start) * 1000.0
+        with models(throw.source):
+            start = time.perf_counter()
+            dice = read_dice(image)
+            ms = (time.perf_counter() - start) * 1000.0
         size = (image.shape[1], image.shape[0])
         record = cutting.throw_record(by_image[throw.image], throw, scale, offset, size)
         as_json = [d.to_json() for d in dice]
@@ -156,10 +160,12 @@ def table(result: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace, dataset: Path, records: list[dict[str, Any]],
-        all_records: list[dict[str, Any]]) -> int:
-    """The `--throws` run of `dicetower bench vision` (records after ``--half`` and ``--limit``)."""
+        all_records: list[dict[str, Any]],
+        models: Callable[[str], AbstractContextManager] = lambda source: nullcontext()) -> int:
+    """The `--throws` run of `dicetower bench vision` (records after ``--half`` and ``--limit``;
+    each source read within ``models(source)``)."""
     padded = not args.unpadded
-    readings = read_throws(dataset, records, all_records, padded=padded)
+    readings = read_throws(dataset, records, all_records, padded=padded, models=models)
     if args.predictions:
         with ExitStack() as stack:
             out = stack.enter_context(open(args.predictions, "w", encoding="utf-8"))
@@ -176,8 +182,9 @@ def run(args: argparse.Namespace, dataset: Path, records: list[dict[str, Any]],
         }, indent=1))
         return 0
     how = "padded to {}x{}".format(*cutting.FRAME) if padded else "as cut, not padded"
+    left_out = ", each source read by the networks trained without it" if args.loso else ""
     print(f"dataset: {dataset} ({len(records)} images, {len(readings)} three-dice throws, "
-          f"{how})")
+          f"{how}{left_out})")
     print(table(result))
     print("accept/right: share of throws; misread: count (share of accepted); recall and "
           "precision: the throws' dice, the dataset's rule")

@@ -1,0 +1,121 @@
+"""Leave one source out (`vision.lab.loso`, `bench vision --loso`): each source read by the
+networks trained without it, and the errors of a folder that lacks them."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from firmware_host.cli import main as dicetower
+from vision.face_net import DEFAULT_MODEL as FACE_MODEL
+from vision.face_net import MODEL_ENV as FACE_ENV
+from vision.finder import DEFAULT_MODEL as FINDER_MODEL
+from vision.finder import MODEL_ENV as FINDER_ENV
+from vision.lab import loso
+from vision.lab.render import random_tray, render_tray
+
+
+def _networks(root: Path, source: str) -> Path:
+    """A left-out folder for ``source`` holding copies of the shipped networks."""
+    where = loso.folder(root, source)
+    where.mkdir(parents=True)
+    shutil.copy(FINDER_MODEL, where / loso.FINDER_FILE)
+    shutil.copy(FACE_MODEL, where / loso.FACE_FILE)
+    return where
+
+
+def test_left_out_names_the_networks_within_the_block_only(tmp_path, monkeypatch) -> None:
+    monkeypatch.delenv(FINDER_ENV, raising=False)
+    monkeypatch.setenv(FACE_ENV, "/elsewhere/face.onnx")
+    where = _networks(tmp_path, "owner/repo")
+    with loso.left_out(tmp_path, "owner/repo"):
+        assert os.environ[FINDER_ENV] == str(where / loso.FINDER_FILE)
+        assert os.environ[FACE_ENV] == str(where / loso.FACE_FILE)
+    assert FINDER_ENV not in os.environ
+    assert os.environ[FACE_ENV] == "/elsewhere/face.onnx"
+
+
+def test_a_missing_network_is_said_in_one_line(tmp_path) -> None:
+    where = _networks(tmp_path, "owner/repo")
+    (where / loso.FACE_FILE).unlink()
+    problem = loso.missing(tmp_path, "owner/repo")
+    assert problem is not None and "owner/repo" in problem and "\n" not in problem
+    with (pytest.raises(FileNotFoundError, match="trained without owner/repo"),
+          loso.left_out(tmp_path, "owner/repo")):
+        pass
+
+
+def _photos(folder: Path) -> Path:
+    """A two-source photo set of rendered trays, in the dataset's manifest format."""
+    (folder / "images").mkdir(parents=True)
+    records = []
+    for k, source in enumerate(("alpha/dice", "beta/dice")):
+        shot = render_tray(random_tray(np.random.default_rng(50 + k), 3, side=(40, 48)), seed=k)
+        name = f"images/{k}.png"
+        cv2.imwrite(str(folder / name), shot.image)
+        dice = [{"value": t.value, "bbox": [t.center[0] - t.side / 2, t.center[1] - t.side / 2,
+                                            t.side, t.side]} for t in shot.truth]
+        records.append({"image": name, "source": source, "width": 640, "height": 480,
+                        "bbox_kind": "die", "dice": dice})
+    (folder / "manifest.json").write_text(json.dumps(records))
+    return folder
+
+
+def test_bench_vision_reads_each_source_with_its_left_out_networks(tmp_path, capsys) -> None:
+    photos = _photos(tmp_path / "photos")
+    root = tmp_path / "loso"
+    for source in ("alpha/dice", "beta/dice"):
+        _networks(root, source)
+    assert dicetower(["bench", "vision", str(photos), "--json"]) == 0
+    shipped = json.loads(capsys.readouterr().out)
+    assert dicetower(["bench", "vision", str(photos), "--json", "--loso", str(root)]) == 0
+    left = json.loads(capsys.readouterr().out)
+    # The same networks under other names read the same.
+    assert left["overall"]["correct"] == shipped["overall"]["correct"] > 0
+
+
+def test_each_photo_is_read_with_its_own_source_left_out(tmp_path, monkeypatch, capsys) -> None:
+    photos = _photos(tmp_path / "photos")
+    root = tmp_path / "loso"
+    for source in ("alpha/dice", "beta/dice"):
+        _networks(root, source)
+    seen: list[tuple[str | None, str | None]] = []
+
+    def reading(image, profile=None):
+        seen.append((os.environ.get(FINDER_ENV), os.environ.get(FACE_ENV)))
+        return []
+
+    monkeypatch.setattr("vision.read_dice", reading)
+    monkeypatch.delenv(FINDER_ENV, raising=False)
+    assert dicetower(["bench", "vision", str(photos), "--loso", str(root)]) == 0
+    assert seen == [(str(loso.folder(root, s) / loso.FINDER_FILE),
+                     str(loso.folder(root, s) / loso.FACE_FILE))
+                    for s in ("alpha/dice", "beta/dice")]
+    assert FINDER_ENV not in os.environ
+    assert "trained without it" in capsys.readouterr().out
+
+
+def test_bench_vision_loso_errors_before_reading(tmp_path, capsys) -> None:
+    photos = _photos(tmp_path / "photos")
+    assert dicetower(["bench", "vision", str(photos), "--loso", str(tmp_path / "none")]) == 2
+    assert "no such folder" in capsys.readouterr().err
+    root = tmp_path / "loso"
+    _networks(root, "alpha/dice")
+    assert dicetower(["bench", "vision", str(photos), "--loso", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert "trained without beta/dice" in err and len(err.strip().splitlines()) == 1
+    assert dicetower(["bench", "vision", str(photos), "--loso", str(root), "--variants"]) == 2
+    assert dicetower(["bench", "vision", str(photos), "--loso", str(root), "--throws"]) == 2
+
+
+def test_loso_train_refuses_an_unknown_source(tmp_path, capsys) -> None:
+    photos = _photos(tmp_path / "photos")
+    assert loso.main(["train", str(tmp_path / "out"), "--dataset", str(photos),
+                      "--source", "gamma/dice"]) == 2
+    assert "no source 'gamma/dice'" in capsys.readouterr().err
