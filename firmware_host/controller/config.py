@@ -1,6 +1,9 @@
 """The tower's configuration file (`dicetower run --config tower.toml`), checked at start-up.
 
-Every error names the file, the key and the fix, in one line (`ConfigError`). Relative paths
+Tables, keys, types and ranges are declared once as pydantic models (`_File`): pydantic
+refuses unknown keys and wrong types without converting anything, and its first error is put
+into one line naming the file, the key and the fix (`ConfigError`); what it cannot say alone
+(a camera spec, a PIN, the game the rules engine accepts) is checked after it. Relative paths
 are taken from the file's folder, so a tower folder can be moved whole. The commented example,
 `tower.example.toml`, ships beside this module; `load_config` reads it as it is.
 """
@@ -13,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from firmware_host.camera import SPEC_HELP, CameraError, camera_from_spec
 
@@ -22,18 +26,68 @@ LANGUAGES = ("fr", "en")
 # configuration is read without loading the scoreboard).
 ODDS_MODES = ("public", "admin-only")
 
-#: Every table and key the file may hold, with the type each value must have.
-SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
-    "camera": {"source": (str,), "fps": (int, float), "size": (list,), "lock": (bool,),
-               "exposure_us": (int, float), "gain": (int, float), "colour_gains": (list,),
-               "lens_position": (int, float)},
-    "tower": {"pinmap": (str,), "profile": (str,)},
-    "game": {"preset": (str,), "players": (list,), "knobs": (dict,)},
-    "scoreboard": {"host": (str,), "port": (int,), "pin": (str,), "lang": (str,),
-                   "odds": (str,)},
-    "journal": {"path": (str,), "max_images_mb": (int, float)},
-    "reading": {"hold": (int, float), "agree": (int,)},
-}
+class _Table(BaseModel):
+    """One table of the file: unknown keys refused, no value converted to another type
+    (a whole number may stand for a number, as TOML writes 30 for 30.0)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+
+
+class _Camera(_Table):
+    source: str | None = None
+    fps: float | None = Field(None, ge=1, le=120)
+    size: list[Any] | None = None
+    lock: bool | None = None
+    exposure_us: float | None = Field(None, ge=10, le=1_000_000)
+    gain: float | None = Field(None, ge=1, le=64)
+    colour_gains: list[Any] | None = None
+    lens_position: float | None = Field(None, ge=0, le=32)  # 0: focused at infinity
+
+
+class _Tower(_Table):
+    pinmap: str | None = None
+    profile: str | None = None
+
+
+class _Game(_Table):
+    preset: str | None = None
+    players: list[Any] | None = None
+    knobs: dict[str, Any] | None = None
+
+
+class _Scoreboard(_Table):
+    host: str | None = None
+    port: int | None = Field(None, ge=1, le=65535)
+    pin: str | None = None
+    lang: str | None = None
+    odds: str | None = None
+
+
+class _Journal(_Table):
+    path: str | None = None
+    max_images_mb: float | None = Field(None, ge=0, le=100_000)  # 0: keep no images
+
+
+class _Reading(_Table):
+    hold: float | None = Field(None, ge=0.05, le=5.0)
+    agree: int | None = Field(None, ge=1, le=10)
+
+
+class _File(_Table):
+    """The whole file: every table it may hold."""
+
+    camera: _Camera = _Camera()
+    tower: _Tower = _Tower()
+    game: _Game = _Game()
+    scoreboard: _Scoreboard = _Scoreboard()
+    journal: _Journal = _Journal()
+    reading: _Reading = _Reading()
+
+
+# How a value of the wrong type is asked for, by pydantic's error type.
+WANTED = {"float_type": "whole number or number", "int_type": "whole number",
+          "string_type": "text", "bool_type": "true or false", "list_type": "list",
+          "dict_type": "table"}
 
 
 class ConfigError(ValueError):
@@ -95,117 +149,128 @@ def load_config(path: str | Path) -> TowerConfig:
 def config_from_dict(data: dict[str, Any], file: Path) -> TowerConfig:
     """A `TowerConfig` from parsed TOML; relative paths are taken from ``file``'s folder."""
     where = str(file)
-    for table, values in data.items():
-        if table not in SCHEMA:
-            raise ConfigError(f"{where}: unknown table [{table}]; the tables are "
-                              f"{', '.join(f'[{t}]' for t in SCHEMA)}")
-        if not isinstance(values, dict):
-            raise ConfigError(f"{where}: '{table}' must be a table ([{table}]), not a value")
-        for key, value in values.items():
-            types = SCHEMA[table].get(key)
-            if types is None:
-                raise ConfigError(f"{where}: unknown key '{key}' in [{table}]; known keys: "
-                                  f"{', '.join(SCHEMA[table])}")
-            if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
-                wanted = " or ".join(t.__name__.replace("str", "text").replace(
-                    "dict", "table").replace("float", "number").replace("int", "whole number"
-                    ).replace("bool", "true or false")
-                    for t in types)
-                raise ConfigError(f"{where}: [{table}] {key} must be {wanted}, "
-                                  f"not {value!r}")
+    try:
+        checked = _File.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_first_error(where, exc, data)) from None
     base = file.parent
     config = TowerConfig(source=file)
-    camera = data.get("camera", {})
-    if "source" in camera:
-        config.camera = _camera_spec(base, camera["source"])
+    camera = checked.camera
+    if camera.source is not None:
+        config.camera = _camera_spec(base, camera.source)
         try:
             camera_from_spec(config.camera)  # checks the spec; opens nothing
         except ValueError:
-            raise ConfigError(f"{where}: [camera] source = {camera['source']!r} is not a "
+            raise ConfigError(f"{where}: [camera] source = {camera.source!r} is not a "
                               f"camera; use {SPEC_HELP}") from None
         except CameraError as exc:
             raise ConfigError(f"{where}: [camera] source: {exc}") from None
-    if "fps" in camera:
-        config.fps = _positive(where, "camera", "fps", camera["fps"], 1, 120)
+    if camera.fps is not None:
+        config.fps = float(camera.fps)
     _camera_settings(where, camera, config)
-    tower = data.get("tower", {})
-    if "pinmap" in tower:
-        config.pinmap = None if tower["pinmap"] == "simulated" else _path(base, tower["pinmap"])
-    if "profile" in tower:
-        config.profile = _path(base, tower["profile"])
-    game = data.get("game", {})
-    if "preset" in game:
-        config.preset = game["preset"]
-    if "players" in game:
-        names = game["players"]
-        if not all(isinstance(n, str) for n in names):
+    tower = checked.tower
+    if tower.pinmap is not None:
+        config.pinmap = None if tower.pinmap == "simulated" else _path(base, tower.pinmap)
+    if tower.profile is not None:
+        config.profile = _path(base, tower.profile)
+    game = checked.game
+    if game.preset is not None:
+        config.preset = game.preset
+    if game.players is not None:
+        if not all(isinstance(n, str) for n in game.players):
             raise ConfigError(f"{where}: [game] players must be a list of names in quotes, "
                               f'e.g. players = ["Ana", "Ben"]')
-        config.players = list(names)
-    if "knobs" in game:
-        config.knobs = dict(game["knobs"])
+        config.players = list(game.players)
+    if game.knobs is not None:
+        config.knobs = dict(game.knobs)
     _check_game(where, config)
-    board = data.get("scoreboard", {})
-    config.host = board.get("host", config.host)
-    if "port" in board:
-        config.port = int(_positive(where, "scoreboard", "port", board["port"], 1, 65535))
-    if "pin" in board:
-        pin = board["pin"]
+    board = checked.scoreboard
+    config.host = board.host if board.host is not None else config.host
+    if board.port is not None:
+        config.port = board.port
+    if board.pin is not None:
+        pin = board.pin
         if not (pin.isdigit() and pin.isascii() and len(pin) >= 4):
             raise ConfigError(f"{where}: [scoreboard] pin must be at least 4 digits in quotes, "
                               f'e.g. pin = "4821" (or leave it out for a random one)')
         config.pin = pin
-    if "lang" in board:
-        if board["lang"] not in LANGUAGES:
+    if board.lang is not None:
+        if board.lang not in LANGUAGES:
             raise ConfigError(f"{where}: [scoreboard] lang must be one of "
-                              f"{', '.join(LANGUAGES)}, not {board['lang']!r}")
-        config.lang = board["lang"]
-    if "odds" in board:
-        if board["odds"] not in ODDS_MODES:
+                              f"{', '.join(LANGUAGES)}, not {board.lang!r}")
+        config.lang = board.lang
+    if board.odds is not None:
+        if board.odds not in ODDS_MODES:
             raise ConfigError(f"{where}: [scoreboard] odds must be one of "
-                              f"{', '.join(ODDS_MODES)}, not {board['odds']!r}")
-        config.odds = board["odds"]
-    journal = data.get("journal", {})
-    if "path" in journal:
-        config.journal = _path(base, journal["path"])
-    if "max_images_mb" in journal:
-        config.max_images_mb = _positive(where, "journal", "max_images_mb",
-                                         journal["max_images_mb"], 0, 100_000)
-    reading = data.get("reading", {})
-    if "hold" in reading:
-        config.hold = _positive(where, "reading", "hold", reading["hold"], 0.05, 5.0)
-    if "agree" in reading:
-        config.agree = int(_positive(where, "reading", "agree", reading["agree"], 1, 10))
+                              f"{', '.join(ODDS_MODES)}, not {board.odds!r}")
+        config.odds = board.odds
+    journal = checked.journal
+    if journal.path is not None:
+        config.journal = _path(base, journal.path)
+    if journal.max_images_mb is not None:
+        config.max_images_mb = float(journal.max_images_mb)
+    reading = checked.reading
+    if reading.hold is not None:
+        config.hold = float(reading.hold)
+    if reading.agree is not None:
+        config.agree = reading.agree
     return config
 
 
-def _camera_settings(where: str, camera: dict[str, Any], config: TowerConfig) -> None:
+def _first_error(where: str, exc: ValidationError, data: dict[str, Any]) -> str:
+    """The first of pydantic's errors as one line: the file, the table and key, the fix."""
+    error = exc.errors()[0]
+    loc = [str(part) for part in error["loc"]]
+    kind, value = error["type"], error.get("input")
+    if len(loc) == 1:
+        table = loc[0]
+        if kind == "extra_forbidden":
+            return (f"{where}: unknown table [{table}]; the tables are "
+                    f"{', '.join(f'[{t}]' for t in _File.model_fields)}")
+        return f"{where}: '{table}' must be a table ([{table}]), not a value"
+    table, key = loc[0], loc[1]
+    fields = _File.model_fields[table].annotation.model_fields  # type: ignore[union-attr]
+    if kind == "extra_forbidden":
+        return f"{where}: unknown key '{key}' in [{table}]; known keys: {', '.join(fields)}"
+    value = data[table][key]  # as written, not as pydantic holds it
+    if kind in WANTED:
+        return f"{where}: [{table}] {key} must be {WANTED[kind]}, not {value!r}"
+    low, high = _bounds(fields[key].metadata)
+    return f"{where}: [{table}] {key} must be from {low:g} to {high:g}, not {value!r}"
+
+
+def _bounds(metadata: list[Any]) -> tuple[float, float]:
+    """A field's range (``ge``, ``le``) as its `Field` declares it."""
+    low = next(m.ge for m in metadata if getattr(m, "ge", None) is not None)
+    high = next(m.le for m in metadata if getattr(m, "le", None) is not None)
+    return float(low), float(high)
+
+
+def _camera_settings(where: str, camera: _Camera, config: TowerConfig) -> None:
     """[camera] size, lock and the picture settings it locks."""
-    if "size" in camera:
-        size = camera["size"]
+    if camera.size is not None:
+        size = camera.size
         if not (len(size) == 2 and all(isinstance(v, int) and not isinstance(v, bool)
                                        and 64 <= v <= 8192 and v % 2 == 0 for v in size)):
             raise ConfigError(f"{where}: [camera] size must be [width, height] in even whole "
                               f"pixels from 64 to 8192, e.g. size = [2304, 1296], not {size!r}")
         config.camera_size = (size[0], size[1])
-    if "lock" in camera:
-        config.camera_lock = camera["lock"]
+    if camera.lock is not None:
+        config.camera_lock = camera.lock
     controls: dict[str, Any] = {}
-    if "exposure_us" in camera:
-        controls["ExposureTime"] = int(_positive(where, "camera", "exposure_us",
-                                                 camera["exposure_us"], 10, 1_000_000))
-    if "gain" in camera:
-        controls["AnalogueGain"] = _positive(where, "camera", "gain", camera["gain"], 1, 64)
-    if "colour_gains" in camera:
-        gains = camera["colour_gains"]
+    if camera.exposure_us is not None:
+        controls["ExposureTime"] = int(camera.exposure_us)
+    if camera.gain is not None:
+        controls["AnalogueGain"] = float(camera.gain)
+    if camera.colour_gains is not None:
+        gains = camera.colour_gains
         if not (len(gains) == 2 and all(isinstance(v, (int, float)) and not isinstance(v, bool)
                                         and 0 < v <= 32 for v in gains)):
             raise ConfigError(f"{where}: [camera] colour_gains must be [red, blue] gains from "
                               f"0 to 32, e.g. colour_gains = [1.9, 1.6], not {gains!r}")
         controls["ColourGains"] = (float(gains[0]), float(gains[1]))
-    if "lens_position" in camera:
-        controls["LensPosition"] = _positive(where, "camera", "lens_position",
-                                             camera["lens_position"], 0, 32)
+    if camera.lens_position is not None:
+        controls["LensPosition"] = float(camera.lens_position)
     config.camera_controls = controls
 
 
@@ -216,14 +281,6 @@ def _check_game(where: str, config: TowerConfig) -> None:
         new_game(config.preset, list(config.players), dict(config.knobs) or None)
     except RuleError as exc:
         raise ConfigError(f"{where}: [game] {exc}") from None
-
-
-def _positive(where: str, table: str, key: str, value: float, low: float,
-              high: float) -> float:
-    if not low <= value <= high:
-        raise ConfigError(f"{where}: [{table}] {key} must be from {low:g} to {high:g}, "
-                          f"not {value!r}")
-    return float(value)
 
 
 def _camera_spec(base: Path, spec: str) -> str:
