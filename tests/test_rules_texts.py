@@ -20,7 +20,6 @@ from firmware_host.rules.texts import (
     PROMPTS,
     REFUSALS,
     TEXTS,
-    prompt_templates,
     render,
     render_text,
 )
@@ -59,7 +58,7 @@ def is_forwarded(node: ast.Call) -> bool:
 
 def test_prompts_and_refusals_are_one_table_of_distinct_codes() -> None:
     assert not PROMPTS.keys() & REFUSALS.keys()
-    assert TEXTS == {**PROMPTS, **REFUSALS}
+    assert dict(TEXTS) == {**PROMPTS, **REFUSALS}
 
 
 @pytest.mark.parametrize("code", sorted(TEXTS))
@@ -149,7 +148,7 @@ def test_render_keeps_unknown_codes_and_missing_values_visible() -> None:
     assert render("no_such_code", {}, "fr") == "no_such_code"
     # A value left out leaves its placeholder rather than losing the sentence.
     assert render("die_face", {}, "en") == "a die shows 1 to 6, not {face}"
-    assert prompt_templates("en")["fourd_move"] == PROMPTS["fourd_move"]["en"]
+    assert PROMPTS.in_language("en")["fourd_move"] == PROMPTS["fourd_move"]["en"]
 
 
 @pytest.mark.parametrize("preset", ["regles-21", "tim-11", "classique-10", "kyt-11", "4d"])

@@ -45,7 +45,7 @@ def logged_in(client: FlaskClient) -> str:
 def test_the_page_gets_every_prompt_from_the_engines_table() -> None:
     for lang in ("fr", "en"):
         given = labels(lang)
-        assert {key: given[key] for key in LABELS[lang]} == LABELS[lang]
+        assert {key: given[key] for key in LABELS} == LABELS.in_language(lang)
         for code, table in PROMPTS.items():
             assert given[f"prompt_{code}"] == table[lang]
     assert labels("de") == labels("fr")

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from firmware_host.catalogue import Catalogue
 from firmware_host.rules import RuleError
 from firmware_host.rules.texts import RuleText, is_rule_text, render_text
 
-MESSAGES: dict[str, dict[str, str]] = {
+MESSAGES = Catalogue("tower.notices", {
     "cocked": {
         "fr": "Dé cassé (penché sur un autre) : relancez.",
         "en": "A die is cocked (leaning on another): throw again.",
@@ -97,20 +98,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "fr": "Partie en pause.",
         "en": "Game paused.",
     },
-}
+})
 
 
 def render(code: str, values: dict[str, Any] | None = None, lang: str = "en") -> str:
     """The sentence for ``code`` in ``lang`` ("fr" or "en"), with ``values`` filled in."""
-    table = MESSAGES.get(code)
-    if table is None:
-        return code
-    text = table.get(lang) or table["en"]
     shown = {key: _shown(value, lang) for key, value in (values or {}).items()}
-    try:
-        return text.format(**shown)
-    except (KeyError, IndexError):
-        return text
+    return MESSAGES.say(code, shown, lang)
 
 
 def notice(code: str, values: dict[str, Any] | None = None, level: str = "warn"

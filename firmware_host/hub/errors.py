@@ -4,17 +4,16 @@ A refusal is raised as a code of a text table with its values (`Refusal`); whoev
 (the scoreboard in the page's language, the command line and the logs in English) puts it
 into words. `HubError` is the hub's own kind: the request conflicts with the game's state
 (no game, paused, over), with the token ledger, or with a calibration under way; nothing
-changed. Other layers add their own codes to `HUB_REFUSALS` in a table of theirs.
+changed. Other layers add their own codes to `HUB_REFUSALS` in a catalogue of theirs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from firmware_host.rules.texts import fill
+from firmware_host.catalogue import Catalogue
 
-HUB_REFUSALS: dict[str, dict[str, str]] = {
+HUB_REFUSALS = Catalogue("hub.refusals", {
     # -- the game's state ---------------------------------------------------------------
     "no_game": {"fr": "Pas encore de partie : lancez-en une.",
                 "en": "no game yet: start one first"},
@@ -53,13 +52,13 @@ HUB_REFUSALS: dict[str, dict[str, str]] = {
         "en": "a corner lies outside the camera's {width}x{height} picture"},
     "calibration_corners_area": {"fr": "Les quatre coins n'entourent aucune surface.",
                                  "en": "the four corners enclose no area"},
-}
+})
 
 
 class Refusal(Exception):
     """A refused request as a code of `texts` and its values; ``str()`` is English."""
 
-    texts: ClassVar[Mapping[str, dict[str, str]]] = HUB_REFUSALS
+    texts: ClassVar[Catalogue] = HUB_REFUSALS
 
     def __init__(self, code: str, **values: Any) -> None:
         self.code = code
@@ -68,7 +67,7 @@ class Refusal(Exception):
 
     def text(self, language: str) -> str:
         """The sentence in ``language`` ("fr" or "en")."""
-        return fill(dict(self.texts), self.code, self.values, language)
+        return self.texts.say(self.code, self.values, language)
 
 
 class HubError(Refusal):

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-LANGUAGES = ("fr", "en")
+from firmware_host.catalogue import LANGUAGES, Catalogue
+
+__all__ = ["LANGUAGES", "PROMPTS", "REFUSALS", "TEXTS", "RuleText", "is_rule_text", "render",
+           "render_text", "rule_text"]
 
 
 class RuleText(TypedDict):
@@ -25,7 +28,7 @@ class RuleText(TypedDict):
 
 
 #: What happens next: ``view()["prompt"]["code"]`` is one of these.
-PROMPTS: dict[str, dict[str, str]] = {
+PROMPTS = Catalogue("rules.prompts", {
     # -- 421 ------------------------------------------------------------------------------
     "game_lost": {
         "fr": "{player} a perdu la partie",
@@ -109,10 +112,10 @@ PROMPTS: dict[str, dict[str, str]] = {
         "fr": "{player} tourne un ou deux dés (le dé du fond est bloqué)",
         "en": "{player} turns one or two dice (the far die is locked)",
     },
-}
+})
 
 #: Why an input is refused: the code of every `RuleError` and of every `check_move` reason.
-REFUSALS: dict[str, dict[str, str]] = {
+REFUSALS = Catalogue("rules.refusals", {
     # -- any game (base.py) ---------------------------------------------------------------
     "event_not_dict": {
         "fr": "un événement est un dict avec un 'type', pas un {kind}",
@@ -338,9 +341,9 @@ REFUSALS: dict[str, dict[str, str]] = {
     "die_left": {"fr": "le dé de gauche", "en": "the left die"},
     "die_right": {"fr": "le dé de droite", "en": "the right die"},
     "die_fifth": {"fr": "le cinquième dé", "en": "the fifth die"},
-}
+})
 
-TEXTS: dict[str, dict[str, str]] = {**PROMPTS, **REFUSALS}
+TEXTS = PROMPTS | REFUSALS
 
 
 def rule_text(code: str, **values: Any) -> RuleText:
@@ -355,22 +358,7 @@ def render(code: str, values: dict[str, Any] | None = None, language: str = "en"
     code comes back as it is, so that a sentence is never lost for want of a translation.
     """
     shown = {key: _shown(value, language) for key, value in (values or {}).items()}
-    return fill(TEXTS, code, shown, language)
-
-
-def fill(texts: dict[str, dict[str, str]], code: str, values: dict[str, Any],
-         language: str) -> str:
-    """``code``'s sentence of ``texts`` (code -> {"fr", "en"}) in ``language`` (English when
-    it has none), ``values`` filled in; an unknown code comes back as it is, and a template
-    missing a value as it is written, so that a sentence is never lost."""
-    table = texts.get(code)
-    if table is None:
-        return code
-    template = table.get(language) or table["en"]
-    try:
-        return template.format(**values)
-    except (KeyError, IndexError):
-        return template
+    return TEXTS.say(code, shown, language)
 
 
 def render_text(text: RuleText | dict[str, Any], language: str = "en") -> str:
@@ -381,11 +369,6 @@ def render_text(text: RuleText | dict[str, Any], language: str = "en") -> str:
 def is_rule_text(value: Any) -> bool:
     """Whether ``value`` is a `RuleText` of this table (so it can be put into words)."""
     return isinstance(value, dict) and value.get("code") in TEXTS
-
-
-def prompt_templates(language: str) -> dict[str, str]:
-    """Every prompt's template in ``language``, for a page that fills them in itself."""
-    return {code: table.get(language) or table["en"] for code, table in PROMPTS.items()}
 
 
 def _shown(value: Any, language: str) -> Any:

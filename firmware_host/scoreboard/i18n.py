@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from flask import current_app, request
 
-from firmware_host.rules.texts import prompt_templates
+from firmware_host.catalogue import LANGUAGES, Catalogue
+from firmware_host.rules.texts import PROMPTS
 
-LANGUAGES = ("fr", "en")
+__all__ = ["DEFAULT_LANGUAGE", "LABELS", "LANGUAGES", "LANGUAGE_COOKIE", "labels",
+           "pick_language", "request_language"]
+
 DEFAULT_LANGUAGE = "fr"
 LANGUAGE_COOKIE = "lang"  # the page's language, remembered by the browser
 
-LABELS: dict[str, dict[str, str]] = {
+LABELS = Catalogue.by_language("scoreboard.labels", {
     "fr": {
         "title": "dicetower — tableau des scores",
         "admin_title": "dicetower — meneur de jeu",
@@ -367,7 +370,7 @@ LABELS: dict[str, dict[str, str]] = {
         "calib_failed": "Calibration stopped, nothing saved: {detail}",
         "calib_cancelled": "Cancelled: nothing changed.",
     },
-}
+})
 
 
 def pick_language(requested: str | None, cookie: str | None, default: str) -> str:
@@ -390,7 +393,7 @@ def request_language() -> str:
 
 def labels(language: str) -> dict[str, str]:
     """The page's labels in ``language``, with the engine's prompts (``prompt_<code>``)."""
-    if language not in LABELS:
+    if language not in LANGUAGES:
         language = DEFAULT_LANGUAGE
-    prompts = {f"prompt_{code}": text for code, text in prompt_templates(language).items()}
-    return {**LABELS[language], **prompts}
+    prompts = {f"prompt_{code}": text for code, text in PROMPTS.in_language(language).items()}
+    return {**LABELS.in_language(language), **prompts}

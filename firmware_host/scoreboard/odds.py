@@ -23,6 +23,8 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from firmware_host.catalogue import LANGUAGES, Catalogue
+
 JSONDict = dict[str, Any]
 ODDS_MODES = ("public", "admin-only")
 DEFAULT_ODDS_MODE = "public"
@@ -224,7 +226,7 @@ class OddsService:
 
 # ---------------------------------------------------------------------- the page's words
 
-ODDS_LABELS: dict[str, dict[str, str]] = {
+ODDS_LABELS = Catalogue.by_language("scoreboard.odds", {
     "fr": {
         "odds": "Conseil",
         "odds_line": "{keep} : {odds}",
@@ -321,9 +323,9 @@ ODDS_LABELS: dict[str, dict[str, str]] = {
         "combo_suite": "straight",
         "combo_quinte": "quinte",
     },
-}
+})
 
 
 def odds_labels(language: str) -> dict[str, str]:
     """The odds line's words in ``language`` (French when unknown)."""
-    return ODDS_LABELS.get(language, ODDS_LABELS["fr"])
+    return ODDS_LABELS.in_language(language if language in LANGUAGES else "fr")

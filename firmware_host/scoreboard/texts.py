@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from firmware_host.catalogue import Catalogue
 from firmware_host.hub.errors import HUB_REFUSALS
-from firmware_host.rules.texts import fill
 
-REFUSALS: dict[str, dict[str, str]] = {
-    **HUB_REFUSALS,
+REFUSALS = HUB_REFUSALS | Catalogue("scoreboard.refusals", {
     # -- the scoreboard's own ------------------------------------------------------------
     "no_frame": {"fr": "Pas d'image de la caméra (pas de caméra, ou rien lu encore).",
                  "en": "no camera image (no camera, or nothing read yet)"},
@@ -111,10 +110,10 @@ REFUSALS: dict[str, dict[str, str]] = {
         "en": "{field}: letters, digits, - and _ (at most 40), e.g. red"},
     "token_count": {"fr": "{field} : obligatoire (un nombre entier de jetons, 0 ou plus)",
                     "en": "{field}: required (a whole number of tokens, 0 or more)"},
-}
+})
 
 
 def say(code: str, values: dict[str, Any] | None = None, language: str = "en") -> str:
     """The sentence for ``code`` in ``language`` ("fr" or "en"), ``values`` filled in; an
     unknown code comes back as it is, so a refusal is never lost for want of a sentence."""
-    return fill(REFUSALS, code, values or {}, language)
+    return REFUSALS.say(code, values, language)
