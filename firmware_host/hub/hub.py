@@ -46,7 +46,8 @@ class StreamsEnded(Exception):
 
 @dataclass(frozen=True)
 class HubState:
-    """What the tower decides by, read without serialising anything."""
+    """What the tower decides by, read without serialising anything. One per version, shared
+    by every reader of it: read it, never change it."""
 
     game: JSONDict | None  # the engine's view, None before the first game
     paused: bool
