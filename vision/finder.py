@@ -32,7 +32,10 @@ STRIDE = 4
 #: face side in input pixels, cos and sin of four times the turn, cocked (logit).
 CHANNELS = ("centre", "dx", "dy", "log_side", "cos4", "sin4", "cocked")
 #: A cell is a die's centre when its belief is at least this and no neighbour's is higher.
-FIND_AT = 0.3
+FIND_AT = 0.2
+#: A spot this near a surer one (x the surer's side) is the same die seen again: a side face
+#: of a die seen at a slant. Touching dice lie a side apart.
+SAME_DIE = 0.8
 MAX_DICE = 64
 DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "finder_net.onnx"
 #: Overrides the shipped model file (a path), for measuring a model trained on part of the data.
@@ -93,10 +96,13 @@ def standardised(image: np.ndarray) -> np.ndarray:
     return blob
 
 
-def decode(out: np.ndarray, scale: float, at: float = FIND_AT) -> list[Spot]:
+def decode(out: np.ndarray, scale: float, at: float = FIND_AT,
+           shape: tuple[int, ...] | None = None) -> list[Spot]:
     """The spots of the network's output (1, len(CHANNELS), H, W), in frame pixels (the frame
-    was ``scale`` times the input): each cell whose centre belief is at least ``at`` and the
-    highest in its 3x3 neighbourhood, surest first."""
+    was ``scale`` times the input): each cell whose centre belief is at least ``at``, the
+    highest in its 3x3 neighbourhood, not within SAME_DIE sides of a surer spot and not
+    holding a surer spot's centre; surest first. With the frame's ``shape`` (h, w, ...), a
+    centre beyond the frame (in the input's padding) is none."""
     out = np.asarray(out, np.float32).reshape(len(CHANNELS), *np.asarray(out).shape[-2:])
     belief = 1.0 / (1.0 + np.exp(-out[0]))
     peaks = (belief >= at) & (belief >= cv2.dilate(belief, np.ones((3, 3), np.uint8)))
@@ -109,9 +115,25 @@ def decode(out: np.ndarray, scale: float, at: float = FIND_AT) -> list[Spot]:
         cy = (y + min(max(dy, 0.0), 1.0)) * STRIDE / scale
         side = math.exp(min(max(log_side, 0.0), 6.0)) / scale
         angle = (math.degrees(math.atan2(s4, c4)) / 4.0) % 90.0
-        spots.append(Spot((cx, cy), side, angle, float(belief[y, x]),
-                          1.0 / (1.0 + math.exp(-cocked))))
+        if shape is not None and not (0 <= cx < shape[1] and 0 <= cy < shape[0]):
+            continue
+        if any(math.dist((cx, cy), s.center) < SAME_DIE * s.side for s in spots):
+            continue
+        spot = Spot((cx, cy), side, angle, float(belief[y, x]), 1.0 / (1.0 + math.exp(-cocked)))
+        # A die's top face holds no other die's centre: a spot whose square does is a guess
+        # as large as two dice, between them.
+        if any(_inside(s.center, spot) for s in spots):
+            continue
+        spots.append(spot)
     return spots
+
+
+def _inside(point: tuple[float, float], spot: Spot) -> bool:
+    """Whether ``point`` lies within the spot's face (its square, 0.9 of its side)."""
+    a = math.radians(spot.angle)
+    dx, dy = point[0] - spot.center[0], point[1] - spot.center[1]
+    u, v = dx * math.cos(a) + dy * math.sin(a), -dx * math.sin(a) + dy * math.cos(a)
+    return max(abs(u), abs(v)) < 0.45 * spot.side
 
 
 class DieFinder:
@@ -130,7 +152,7 @@ class DieFinder:
     def find(self, bgr: np.ndarray, at: float = FIND_AT) -> list[Spot]:
         """Every die top face in a BGR frame whose belief is at least ``at``, surest first."""
         out, scale = self.raw(bgr)
-        return decode(out, scale, at)
+        return decode(out, scale, at, bgr.shape)
 
 
 @lru_cache(maxsize=4)

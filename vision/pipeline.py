@@ -60,11 +60,16 @@ TRIAL_SIDES = (0.6, 0.75, 0.9, 1.0, 1.15, 1.3, 1.5)
 # How the die finder's spots and the classic candidates are used: "only" the finder's,
 # "both" (the classic ones where the finder found nothing), "fallback" (the classic ones
 # only in a frame where the finder found nothing at all), "off" (the classic ones alone).
-FINDER = "off"
-# The finder's spots this sure of a die give the frame's typical die side.
+FINDER = "both"
+# The finder's spots this sure of a die check the frame's typical die side, which must be
+# within SIDE_AGREES times their median.
 SURE_SPOT = 0.5
+SIDE_AGREES = 1.5
+# x a spot's side: a classic candidate nearer than this to a spot, but not on it, is beside
+# its die (see `_with_spots`).
+BESIDE = 1.1
 # A read die the finder is this sure leans (on another die, on the tray's wall) is cocked.
-FINDER_LEAN = 0.5
+FINDER_LEAN = 0.8
 
 
 def read_dice(
@@ -141,14 +146,12 @@ def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
     bgr = bgr[y0:y1, x0:x1]
     h, w = bgr.shape[:2]
     spots = default_finder().find(bgr) if FINDER != "off" else []
-    sure = [s.side for s in spots if s.score >= SURE_SPOT]
     if profile and profile.die_side:
-        side = profile.die_side
-    elif sure:
-        side = float(np.median(sure))
+        side = measured = profile.die_side
     else:
-        side = quick_die_side(bgr, profile.floor(shape, box, quick_size((h, w)))
-                              if profile else None)
+        measured = quick_die_side(bgr, profile.floor(shape, box, quick_size((h, w)))
+                                  if profile else None)
+        side = _checked_side(measured, spots)
     # Work at a size where a die is about WORK_DIE_SIDE pixels (never enlarged): the same
     # pixel sizes then fit every camera, and large images cost no more than small ones.
     scale = min(1.0, MAX_WORKING_SIDE / max(h, w))
@@ -165,8 +168,21 @@ def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
     if spots or FINDER == "only":
         candidates = _with_spots(spots, scale, (h, w), candidates, side_found)
     return Scene(seen, source, scale, side_found, candidates,
-                 profile.pip_polarity if profile else None, sized=side is not None,
+                 profile.pip_polarity if profile else None, sized=measured is not None,
                  box=box, input_size=(shape[1], shape[0]))
+
+
+def _checked_side(side: float | None, spots: list[Spot]) -> float | None:
+    """The frame's typical die side: the one measured on its foreground's regions when it
+    explains the dice the finder found (their median side within SIDE_AGREES of it), else
+    the finder's, which measured each die on its own (a patch of floor taken for a die, one
+    large shadow, must not set the size every die is read at). With none measured, none:
+    the reading then tries several sizes and keeps the one the face network reads best."""
+    sure = [s.side for s in spots if s.score >= SURE_SPOT]
+    if side is None or not sure:
+        return side  # no size measured: the sizes the face network sees dice best at are tried
+    found = float(np.median(sure))
+    return side if 1 / SIDE_AGREES <= side / found <= SIDE_AGREES else found
 
 
 def _with_spots(spots: list[Spot], scale: float, shape: tuple[int, int],
@@ -180,12 +196,19 @@ def _with_spots(spots: list[Spot], scale: float, shape: tuple[int, int],
         cut = bool(np.any(corners < 0) or np.any(corners[:, 0] > w) or np.any(corners[:, 1] > h))
         found.append(Candidate((spot.center[0] * scale, spot.center[1] * scale),
                                (spot.side * scale, spot.side * scale), spot.angle, cut,
-                               "found", lean=spot.cocked))
+                               "found", lean=spot.cocked, score=spot.score))
     if FINDER in ("only", "fallback"):
         return found
-    reach = SAME_DIE * side
-    return found + [c for c in classic
-                    if all(math.dist(c.center, f.center) >= reach for f in found)]
+    if FINDER == "all":
+        return found + classic
+    # A classic candidate on a spot's die reads it a second time (a reading that disagrees
+    # leaves it unsure: `read_scene`); one far from every spot is a die the finder missed;
+    # one just beside a spot is the side face of a die seen at a slant, or a neighbour's.
+    def kept(c: Candidate) -> bool:
+        near = min((math.dist(c.center, f.center) / max(f.side, 1e-6) for f in found),
+                   default=math.inf)
+        return near < SAME_DIE or near >= BESIDE
+    return found + [c for c in classic if kept(c)]
 
 
 def as_read(image: np.ndarray, profile: Profile | None = None) -> np.ndarray:

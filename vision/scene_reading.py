@@ -49,6 +49,11 @@ NET_NO_FACE = 0.9
 RESIZE_TRIALS = (0.8, 1.25, 1.5)
 MIN_RESIZED_VALUE = 3
 MIN_CANDIDATE_SIDE = 4  # working pixels: a smaller candidate has nothing to read
+#: A face of this many pips or fewer, read on a spot of the die finder, needs a die body in
+#: the foreground (or the face network's word on a spot the finder is SURE_FOUND of) like
+#: any pip cluster; so does any face on a spot it is less sure of.
+FEW_PIPS_FOUND = 2
+SURE_FOUND = 0.5
 #: Candidates that stand for a whole die (a die is there, read or not): the die finder's, and
 #: die-shaped regions.
 WHOLE = ("found", "body")
@@ -188,9 +193,12 @@ def read_scene(scene: Scene) -> list[Found]:
 def _read_already(cand: Candidate, found: list[Found], side: float) -> bool:
     """Whether a pip cluster lies on a die read already (the same die again). A region split
     into dice is read whatever lies near: the split found another die there, and a die
-    touching one read already may be nearer to it than a typical die side."""
+    touching one read already may be nearer to it than a typical die side. A face of few pips
+    read on a finder's spot is read again from its pip clusters: a spot off its die shows
+    part of a face, and the two readings must agree (`read_scene`)."""
     return cand.source == "pips" and any(
         f.die.value is not None and same_die(cand.center, f, side)
+        and not (f.cand.source == "found" and f.die.value <= FEW_PIPS_FOUND)
         for f in found
     )
 
@@ -226,8 +234,13 @@ def read_candidate(
         centre = to_image(back, np.array([fit.center], dtype=np.float64))[0]
         # Pips found without a die body around them are a speck on the floor, unless the
         # network is sure it sees a die (a white die on a light floor has no body in the mask).
-        if (cand.source not in WHOLE and body_cover(mask, centre, die_side) < MIN_BODY_COVER
-                and not net_vouches(view.probs)):
+        # The finder's spots are dice, but a speck it takes for one reads as a face of few
+        # pips, and a spot it is unsure of needs a body or a network sure of a face.
+        doubted = cand.source == "found" and (fit.value <= FEW_PIPS_FOUND
+                                              or cand.score < SURE_FOUND)
+        if ((cand.source not in WHOLE or doubted)
+                and body_cover(mask, centre, die_side) < MIN_BODY_COVER
+                and not (net_vouches(view.probs) and cand.score >= SURE_FOUND)):
             return None
         # The pip of a one is in the middle of its die; a pip near a body's edge is one pip of
         # a two or three whose other pips were not seen, unless the network, which sees the
@@ -245,6 +258,11 @@ def read_candidate(
                   float(np.clip(reading.confidence, 0.0, 1.0)))
         return Found(die, (0, -reading.confidence), (float(centre[0]), float(centre[1])), cand)
     if cand.source not in WHOLE and not reading.pips:
+        return None
+    # A spot of the finder that reads as no face, where nothing stands out from the floor (or
+    # from the empty tray), is a mark, a shadow or a pattern: no die.
+    if cand.source == "found" and (cand.score < SURE_FOUND or body_cover(
+            mask, np.array(cand.center), die_side) < MIN_BODY_COVER):
         return None
     if cand.source == "pips":
         return None

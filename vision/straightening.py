@@ -109,9 +109,10 @@ def views(source: Source, placements: list[tuple[Candidate, float]]) -> list[Vie
 
 def candidate_side(cand: Candidate, side: float) -> float:
     """The die side to straighten a candidate with: the die finder's, which measures each die
-    on its own; a region's own when it is one die (dice of several sizes may share a tray:
+    on its own, unless the finder was unsure of the spot and its side is far from the
+    typical one; a region's own when it is one die (dice of several sizes may share a tray:
     down to half the typical side)."""
     own = cand.side
     if cand.source == "found":
-        return own
+        return own if cand.score >= 0.8 or 0.7 * side <= own <= 1.4 * side else side
     return own if cand.source == "body" and 0.5 * side <= own <= 1.4 * side else side
