@@ -89,7 +89,7 @@ def test_from_images_writes_a_profile_that_read_uses(
     assert [sorted(d["value"] for d in line["dice"]) for line in lines] == faces
 
 
-@pytest.mark.parametrize(("seed", "saved"), [(0, True), (4, False)])
+@pytest.mark.parametrize(("seed", "saved"), [(0, True), (2, False)])
 def test_dice_nearly_the_colour_of_the_tray_are_named_as_what_to_fix(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], seed: int, saved: bool) -> None:
     # Ivory dice on white paper: the check throws may read well (saved, with a warning:

@@ -47,7 +47,7 @@ from vision.finder import Spot, default_finder
 from vision.image_io import as_bgr
 from vision.lean_net import check_lean
 from vision.profile import Profile
-from vision.scene_reading import SAME_DIE, Found, Scene, read_scene, without_blanks
+from vision.scene_reading import SAME_DIE, Found, Scene, read_scene, steady, without_blanks
 from vision.straightening import Source, patch_source, straighten, working_copy
 from vision.types import Die
 
@@ -228,7 +228,7 @@ def _read(scene: Scene) -> list[Found]:
     """One reading per die of a prepared scene (working pixels)."""
     kept = close_up(read_scene(scene), scene)
     # Blanks stay until here: in a close-up, they are the pips of one large die.
-    kept = without_blanks(kept)
+    kept = steady(without_blanks(kept))
     if not scene.look.hue:
         # With no hue to tell shade by, shade stays in the foreground (`vision.detect`): a
         # region with nothing inside it to read ("low contrast") is taken for the shade it

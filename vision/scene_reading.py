@@ -24,9 +24,11 @@ from vision.combined import (
     likely_values,
     net_vouches,
     no_face_every_way,
+    other_views,
     possible_values,
 )
 from vision.detect import Candidate, Look
+from vision.face_net import default_net
 from vision.straightening import (
     FACE_PER_PITCH,
     PATCH_SIDE,
@@ -121,7 +123,8 @@ class Found:
     center: tuple[float, float]  # working pixels
     cand: Candidate  # what was read
     no_face: float = 0.0  # the face network's belief that no die face is there, as cut
-    patch: np.ndarray | None = None  # an unsure die's straightened patch
+    patch: np.ndarray | None = None  # the straightened patch read
+    probs: np.ndarray | None = None  # the face network's beliefs on the patch as cut
 
 
 def without_blanks(found: list[Found]) -> list[Found]:
@@ -137,6 +140,27 @@ def without_blanks(found: list[Found]) -> list[Found]:
         [f.patch for f in turned], [f.no_face for f in turned]), strict=True))
     return [f for f in found if f.die.value is not None
             or beliefs.get(id(f), f.no_face) < NET_NO_FACE]
+
+
+def steady(found: list[Found]) -> list[Found]:
+    """``found``, each read die that the face network reads as another value when its patch
+    is turned or mirrored left unsure: over the patch and its seven `other_views`, the
+    network's mean belief in another value is higher than in the value read. A reading
+    must not depend on how the photo was taken; where it would, it is not guessed."""
+    read = [f for f in found if f.die.value is not None and f.patch is not None
+            and f.probs is not None]
+    if not read:
+        return found
+    turned_views = [v for f in read for v in other_views(f.patch)]
+    others = default_net().probabilities(turned_views).reshape(len(read), EVERY_WAY - 1, -1)
+    for f, turned in zip(read, others, strict=True):
+        mean = (f.probs + turned.sum(axis=0)) / EVERY_WAY
+        value = f.die.value
+        best = int(np.argmax(mean[1:])) + 1
+        if best != value and mean[best] > mean[value]:
+            f.die = replace(f.die, value=None, reason="not a pip face", confidence=0.3,
+                            alternatives=(value, best))
+    return found
 
 
 def read_scene(scene: Scene) -> list[Found]:
@@ -256,7 +280,8 @@ def read_candidate(
         die = Die(reading.value, (float(centre[0]), float(centre[1])),
                   tuple((float(x), float(y)) for x, y in corners),
                   float(np.clip(reading.confidence, 0.0, 1.0)))
-        return Found(die, (0, -reading.confidence), (float(centre[0]), float(centre[1])), cand)
+        return Found(die, (0, -reading.confidence), (float(centre[0]), float(centre[1])), cand,
+                     patch=patch, probs=view.probs)
     if cand.source not in WHOLE and not reading.pips:
         return None
     # A spot of the finder that reads as no face, where nothing stands out from the floor (or
