@@ -70,7 +70,6 @@ class Candidate:
     # A die-shaped region large enough for two dice is read whole and split: the whole and
     # its parts share this number (-1: no such region).
     region: int = -1
-    lean: float = 0.0  # the die finder's belief that the die leans (cocked)
     score: float = 1.0  # the die finder's belief that a die's top face is centred here
 
     @property

@@ -50,7 +50,9 @@ class Spot:
     side: float
     angle: float  # degrees, 0..90: the face's square is the same turned by 90
     score: float  # belief that a die's top face is centred here, 0..1
-    cocked: float  # belief that the die leans (its top face is not flat), 0..1
+    # Belief that the die leans, 0..1. The shipped model's stays under 0.3 on leaning dice
+    # (docs/lab/vision-finder.md): the reading does not use it; the lean check does that.
+    cocked: float
 
     def corners(self) -> np.ndarray:
         """The face's square (4, 2) in frame pixels."""

@@ -68,8 +68,6 @@ SIDE_AGREES = 1.5
 # x a spot's side: a classic candidate nearer than this to a spot, but not on it, is beside
 # its die (see `_with_spots`).
 BESIDE = 1.1
-# A read die the finder is this sure leans (on another die, on the tray's wall) is cocked.
-FINDER_LEAN = 0.8
 
 
 def read_dice(
@@ -103,11 +101,6 @@ def read_dice(
             scene.look.image, scene.look.mask, k.center, scene.side)]
     if lean_check:
         check_lean(kept, scene)
-        for k in kept:
-            if k.die.value is not None and k.cand.lean >= FINDER_LEAN:
-                k.die = replace(k.die, value=None, reason="cocked",
-                                confidence=float(min(k.die.confidence, 1.0 - k.cand.lean)),
-                                alternatives=(k.die.value,))
     dice = [scene.placed(k.die) for k in kept]
     if profile and profile.zones:
         reach = scene.side / scene.scale / math.sqrt(2.0)  # half a die's diagonal, input px
@@ -196,7 +189,7 @@ def _with_spots(spots: list[Spot], scale: float, shape: tuple[int, int],
         cut = bool(np.any(corners < 0) or np.any(corners[:, 0] > w) or np.any(corners[:, 1] > h))
         found.append(Candidate((spot.center[0] * scale, spot.center[1] * scale),
                                (spot.side * scale, spot.side * scale), spot.angle, cut,
-                               "found", lean=spot.cocked, score=spot.score))
+                               "found", score=spot.score))
     if FINDER in ("only", "fallback"):
         return found
     if FINDER == "all":
