@@ -71,3 +71,20 @@ def test_an_empty_seed_range_is_refused(capsys) -> None:
         main(["7000", "7000"])
     assert stop.value.code == 2
     assert "seed range is empty" in capsys.readouterr().err
+
+
+def test_a_tower_throw_has_exactly_its_dice_and_is_timed(capsys) -> None:
+    for seed in (7000, 7001):
+        shot = tray_for_seed(seed, dice=5)
+        assert len(shot.truth) == 5 and not any(t.cocked for t in shot.truth)
+    varied = tray_for_seed(7000, dice=3, varied=True)
+    assert len(varied.truth) == 3
+    assert not np.array_equal(varied.image[:, :, :], tray_for_seed(7000, dice=3).image)
+    times: list[float] = []
+    counts = measure(range(7000, 7002), dice=5, times=times)
+    assert counts.flat == 10 and len(times) == 2 and all(t > 0 for t in times)
+    assert main(["7000", "7001", "--dice", "5"]) == 0
+    assert "read_dice ms: median" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stop:
+        main(["7000", "7001", "--dice", "0"])
+    assert stop.value.code == 2

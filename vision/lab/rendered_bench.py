@@ -5,6 +5,8 @@ of flat dice beside leaning ones) is measured on rendered trays of seeds no mode
 trained on (the training scripts use seeds from 100,000; the tests below 10,000)::
 
     python -m vision.lab.rendered_bench 7000 7150
+    python -m vision.lab.rendered_bench 7000 7100 --dice 5            # a tower's throws, timed
+    python -m vision.lab.rendered_bench 7000 7150 --varied            # the bar's variety
 
 Each seed draws a tray like those of `tests/test_vision_rendered.py`: 4-9 dice, maybe a pair
 of touching dice and maybe a die leaning on another (`vision.lab.render.random_tray`). Each true
@@ -18,13 +20,14 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 
 import cv2
 import numpy as np
 
-from vision.lab.render import RenderedTray, random_tray, render_tray
+from vision.lab.render import RenderedTray, random_tray, render_tray, varied_tray
 from vision.pipeline import read_dice
 from vision.types import Die
 
@@ -52,12 +55,20 @@ class RenderedCounts:
         return self.leaning_valued + self.leaning_unsure + self.leaning_missed
 
 
-def tray_for_seed(seed: int) -> RenderedTray:
-    """The rendered tray of one seed: the same for every caller."""
+def tray_for_seed(seed: int, dice: int | None = None, varied: bool = False) -> RenderedTray:
+    """The rendered tray of one seed: the same for every caller. ``dice``: exactly that many,
+    none touching or leaning (a tower's throw); ``varied``: drawn from the bar's variety
+    (`varied_tray`: other dice sets, floors, light, sizes, dice leaning on the wall)."""
     rng = np.random.default_rng(seed)
-    n_dice = int(rng.integers(4, 10))
-    spec = random_tray(rng, n_dice, touching=int(rng.integers(0, 2)),
-                       cocked=int(rng.integers(0, 2)))
+    if varied:
+        spec = varied_tray(rng, dice, **({"cocked": 0, "leaning": 0, "touching": 0}
+                                         if dice is not None else {}))
+    elif dice is not None:
+        spec = random_tray(rng, dice)
+    else:
+        n_dice = int(rng.integers(4, 10))
+        spec = random_tray(rng, n_dice, touching=int(rng.integers(0, 2)),
+                           cocked=int(rng.integers(0, 2)))
     return render_tray(spec, seed=seed)
 
 
@@ -92,13 +103,23 @@ def count_tray(shot: RenderedTray, readings: list[Die], counts: RenderedCounts) 
                                if i not in used and r.value is not None)
 
 
-def measure(seeds: Iterable[int], log: Callable[[str], None] | None = None) -> RenderedCounts:
-    """Render and read the tray of every seed; the counts over all of them."""
+def measure(seeds: Iterable[int], log: Callable[[str], None] | None = None,
+            dice: int | None = None, varied: bool = False,
+            times: list[float] | None = None) -> RenderedCounts:
+    """Render and read the tray of every seed (`tray_for_seed`); the counts over all of
+    them. ``times`` gets each reading's milliseconds (`read_dice` alone)."""
     counts = RenderedCounts()
     seeds = list(seeds)
     for k, seed in enumerate(seeds, 1):
-        shot = tray_for_seed(seed)
-        count_tray(shot, read_dice(shot.image), counts)
+        try:
+            shot = tray_for_seed(seed, dice, varied)
+        except ValueError:
+            continue  # the seed's draw cannot fit its dice
+        start = time.perf_counter()
+        readings = read_dice(shot.image)
+        if times is not None:
+            times.append((time.perf_counter() - start) * 1000.0)
+        count_tray(shot, readings, counts)
         if log:
             log(f"{k}/{len(seeds)} trays")
     return counts
@@ -109,19 +130,29 @@ def main(argv: list[str] | None = None) -> int:
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("first", type=int, help="first seed")
     parser.add_argument("stop", type=int, help="seed after the last")
+    parser.add_argument("--dice", type=int, default=None,
+                        help="exactly N dice a tray, none touching or leaning (a tower's throw)")
+    parser.add_argument("--varied", action="store_true",
+                        help="trays of the bar's variety (dice sets, floors, light, sizes)")
     args = parser.parse_args(argv)
     if args.stop <= args.first:
         parser.error("the seed range is empty: STOP must be larger than FIRST")
+    if args.dice is not None and args.dice < 1:
+        parser.error("--dice must be at least 1")
     cv2.setNumThreads(1)
     progress = (lambda text: print(f"\r{text}", end="", file=sys.stderr, flush=True)) \
         if sys.stderr.isatty() else None
-    counts = measure(range(args.first, args.stop), progress)
+    times: list[float] = []
+    counts = measure(range(args.first, args.stop), progress, args.dice, args.varied, times)
     if progress:
         print(file=sys.stderr)
     print(f"trays {args.first}-{args.stop - 1}: {counts.flat} flat dice, "
-          f"{counts.leaning} leaning on another")
+          f"{counts.leaning} leaning")
     for f in fields(counts):
         print(f"  {f.name:15} {getattr(counts, f.name)}")
+    if times:
+        print(f"  read_dice ms: median {np.median(times):.1f}, "
+              f"p95 {np.percentile(times, 95):.1f} (one core)")
     return 0
 
 
