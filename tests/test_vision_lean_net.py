@@ -101,20 +101,21 @@ class _StubLean:
 
 
 def test_a_read_die_the_check_finds_leaning_on_another_is_cocked(monkeypatch) -> None:
-    # Two dice 1.5 sides apart (each may lean on the other) and one far from both.
+    # Two dice 1.5 sides apart (each may lean on the other) and one far from both (it may
+    # lean on the tray's wall).
     shot = render_tray(TraySpec(dice=(DieSpec(4, (290, 240), 40, 10.0),
                                       DieSpec(2, (350, 240), 40, 30.0),
                                       DieSpec(6, (560, 400), 40, 0.0))), seed=3)
     stub = _StubLean(0.95)
     monkeypatch.setattr(lean_net, "default_lean_net", lambda: stub)
     dice = sorted(vision.read_dice(shot.image), key=lambda d: d.center[0])
-    assert [d.value for d in dice] == [None, None, 6]
-    assert [d.alternatives for d in dice[:2]] == [(4,), (2,)]
-    assert all(d.reason == "cocked" and d.confidence <= 0.05 + 1e-6 for d in dice[:2])
-    # Only the two neighbours were looked at, each about 30 px from the centre of a 640 px
-    # image (perspective moves a top face outward a little).
-    assert len(stub.calls) == 1 and len(stub.calls[0]) == 2
-    assert all(abs(d * 640 - 30) < 2.5 for d in stub.calls[0])
+    assert [d.value for d in dice] == [None, None, None]
+    assert [d.alternatives for d in dice] == [(4,), (2,), (6,)]
+    assert all(d.reason == "cocked" and d.confidence <= 0.05 + 1e-6 for d in dice)
+    # Every read die was looked at in one pass, the two neighbours about 30 px from the
+    # centre of a 640 px image (perspective moves a top face outward a little).
+    assert len(stub.calls) == 1 and len(stub.calls[0]) == 3
+    assert sum(abs(d * 640 - 30) < 2.5 for d in stub.calls[0]) == 2
     # Not sure enough, or the check left out: read as usual.
     monkeypatch.setattr(lean_net, "default_lean_net", lambda: _StubLean(lean_net.LEAN_SURE - 0.1))
     assert sorted(d.value for d in vision.read_dice(shot.image)) == [2, 4, 6]
@@ -122,13 +123,19 @@ def test_a_read_die_the_check_finds_leaning_on_another_is_cocked(monkeypatch) ->
     assert sorted(d.value for d in vision.read_dice(shot.image, lean_check=False)) == [2, 4, 6]
 
 
-def test_a_die_with_no_other_near_is_not_checked(monkeypatch) -> None:
+def test_a_die_with_no_other_near_is_checked_too(monkeypatch) -> None:
+    # A die leaning on the tray's wall has no other die beside it.
     shot = render_tray(TraySpec(dice=(DieSpec(3, (200, 240), 40, 10.0),
                                       DieSpec(5, (440, 240), 40, 30.0))), seed=4)
     stub = _StubLean(1.0)
     monkeypatch.setattr(lean_net, "default_lean_net", lambda: stub)
+    dice = vision.read_dice(shot.image)
+    assert [d.reason for d in dice] == ["cocked", "cocked"]
+    assert sorted(d.alternatives for d in dice) == [(3,), (5,)]
+    assert len(stub.calls) == 1 and len(stub.calls[0]) == 2
+    # A check that finds nothing leaning leaves them read.
+    monkeypatch.setattr(lean_net, "default_lean_net", lambda: _StubLean(0.0))
     assert sorted(d.value for d in vision.read_dice(shot.image)) == [3, 5]
-    assert stub.calls == []
 
 
 def test_training_is_reproducible_and_exports_what_opencv_runs(tmp_path) -> None:

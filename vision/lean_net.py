@@ -10,7 +10,9 @@ and the network learns where a flat die's side faces may show.
 
 It is trained by ``python -m vision.lab.lean_net_train`` (reproducibly, on rendered trays with
 leaning dice and on the dataset's real flat dice) and runs through OpenCV's DNN module alone.
-`check_lean` asks it only about read dice with another die near enough to lean on.
+`check_lean` asks it about every read die: a die leaning on the tray's wall has no other die
+beside it (asked of every die, it calls no more of the dataset's real dice cocked than when
+asked only of dice beside another: docs/lab/vision-finder.md).
 """
 
 from __future__ import annotations
@@ -34,10 +36,7 @@ PATCH_SCALE = 2.2
 DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "lean_net.onnx"
 #: Overrides the shipped model file (a path).
 MODEL_ENV = "DICETOWER_LEAN_NET"
-# A read die with another die found within LEAN_REACH x its side may lean on it; it is
-# reported cocked when the lean check is LEAN_SURE sure it leans. (A die leaning on another
-# lies 1.3-1.8 sides from it.)
-LEAN_REACH = 1.9
+# A read die is reported cocked when the lean check is LEAN_SURE sure it leans.
 LEAN_SURE = 0.9
 
 
@@ -114,11 +113,9 @@ def default_lean_net() -> LeanNet:
 
 
 def check_lean(kept: list[Found], scene: Scene) -> None:
-    """Report cocked each read die that leans on another: one within LEAN_REACH of its side
-    from another die found, that the lean check is LEAN_SURE sure leans. Its top face is
-    whole and fits a face, but the game asks for a re-throw. A die with no other near it has
-    nothing to lean on (and a camera at a slant shows every die the way a top-down camera
-    shows a leaning one: only its neighbours tell the two apart)."""
+    """Report cocked each read die that the lean check is LEAN_SURE sure leans, on another
+    die or on the tray's wall. Its top face is whole and fits a face, but the game asks for a
+    re-throw."""
     centre, image_side = scene.centre, scene.image_side
     if centre is None or image_side is None:
         return
@@ -128,13 +125,8 @@ def check_lean(kept: list[Found], scene: Scene) -> None:
     read = [(k, math.dist(*k.die.corners[:2])) for k in kept if k.die.value is not None]
     sides = [side for k, side in read if k.die.value >= 2]
     typical = float(np.median(sides)) if sides else None
-    near = []
-    for k, side in read:
-        if k.die.value == 1 and typical is not None:
-            side = typical
-        if any(o is not k and math.dist(k.center, o.center) <= LEAN_REACH * side
-               for o in kept):
-            near.append((k, side))
+    near = [(k, typical if k.die.value == 1 and typical is not None else side)
+            for k, side in read]
     if not near:
         return
     # The working copy shows a die about twice as wide as the check looks at it: enough.
