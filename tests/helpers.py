@@ -1,8 +1,10 @@
 """Test helpers shared by several test files: the game master's client of the scoreboard's
-API, the pin-map text of a small tower, and a journal kept in a list."""
+API, the pin-map text of a small tower, a journal kept in a list, and the start-up lines of
+a scoreboard started in a process of its own."""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Sequence
 from typing import Any
 
@@ -76,3 +78,14 @@ class ListJournal(list):
 
     def actions_since_last_game(self) -> list[tuple[int, dict[str, Any]]]:
         return []
+
+
+def lines_until_ready(serve: subprocess.Popen) -> list[str]:
+    """What a started `dicetower serve` printed, up to its "Ctrl+C" line (it is then
+    serving)."""
+    lines = []
+    for line in serve.stdout:  # type: ignore[union-attr]
+        lines.append(line)
+        if line.startswith("Ctrl+C"):
+            break
+    return lines

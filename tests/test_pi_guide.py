@@ -23,6 +23,7 @@ import types
 from pathlib import Path
 
 import pytest
+from helpers import lines_until_ready
 
 REPO = Path(__file__).resolve().parent.parent
 GUIDE = REPO / "docs" / "install-pi.md"
@@ -240,11 +241,7 @@ def test_serve_on_the_towers_journal(home: Path) -> None:
                              env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        lines = []
-        for line in serve.stdout:  # type: ignore[union-attr]
-            lines.append(line)
-            if line.startswith("Ctrl+C"):
-                break
+        lines = lines_until_ready(serve)
         assert any("scoreboard:" in line for line in lines), serve.stderr.read()  # type: ignore[union-attr]
     finally:
         serve.send_signal(signal.SIGINT)

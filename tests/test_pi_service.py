@@ -232,6 +232,21 @@ def _messages(sock: socket.socket, until: str, limit: int = 40) -> list[str]:
         if until in got[-1]:
             return got
     raise AssertionError(f"no {until} in {got}")
+def _run_failing(config: Path, tmp_path: Path) -> tuple[subprocess.CompletedProcess, str]:
+    """`dicetower run --config CONFIG` in a process of its own under a notify socket, as
+    systemd runs it: its result and the last STATUS= it sent."""
+    path = tmp_path / "notify.sock"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(str(path))
+        sock.settimeout(60)
+        result = subprocess.run(
+            [sys.executable, "-m", "firmware_host.cli", "run", "--config", str(config),
+             "--journal", str(tmp_path / "journal.sqlite3")],
+            env={**os.environ, "NOTIFY_SOCKET": str(path)}, capture_output=True, text=True,
+            timeout=120)
+        return result, _messages(sock, "STATUS=")[-1]
+
+
 
 
 def test_run_says_ready_pings_the_watchdog_and_says_stopping(tmp_path: Path) -> None:
@@ -272,16 +287,7 @@ def test_a_start_up_error_exits_2_and_says_why_to_systemd(tmp_path: Path) -> Non
     assert "red = 17" in example
     pinmap.write_text(example.replace("red = 17", "red = 99"))  # no restart will fix it
     config.write_text(config.read_text().replace('pinmap = "simulated"', 'pinmap = "pinmap.toml"'))
-    path = tmp_path / "notify.sock"
-    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
-        sock.bind(str(path))
-        sock.settimeout(60)
-        result = subprocess.run(
-            [sys.executable, "-m", "firmware_host.cli", "run", "--config", str(config),
-             "--journal", str(tmp_path / "journal.sqlite3")],
-            env={**os.environ, "NOTIFY_SOCKET": str(path)}, capture_output=True, text=True,
-            timeout=120)
-        status = _messages(sock, "STATUS=")[-1]
+    result, status = _run_failing(config, tmp_path)
     assert result.returncode == 2, result.stderr  # RestartPreventExitStatus=2: left failed
     line = result.stderr.strip()
     assert "\n" not in line and "Traceback" not in line and "pinmap.toml" in line
@@ -299,16 +305,7 @@ def test_a_pin_map_with_several_problems_says_each_on_its_own_line(tmp_path: Pat
     assert broken.count("\n") == example.count("\n") and broken != example
     pinmap.write_text(broken)
     config.write_text(config.read_text().replace('pinmap = "simulated"', 'pinmap = "pinmap.toml"'))
-    path = tmp_path / "notify.sock"
-    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
-        sock.bind(str(path))
-        sock.settimeout(60)
-        result = subprocess.run(
-            [sys.executable, "-m", "firmware_host.cli", "run", "--config", str(config),
-             "--journal", str(tmp_path / "journal.sqlite3")],
-            env={**os.environ, "NOTIFY_SOCKET": str(path)}, capture_output=True, text=True,
-            timeout=120)
-        status = _messages(sock, "STATUS=")[-1]
+    result, status = _run_failing(config, tmp_path)
     assert result.returncode == 2, result.stderr
     lines = result.stderr.splitlines()
     assert "Traceback" not in result.stderr and len(lines) == 3, result.stderr

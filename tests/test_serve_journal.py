@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import lines_until_ready
 
 from firmware_host.cli import main
 from firmware_host.commands.paths import tower_journal
@@ -100,11 +101,7 @@ def test_serve_opens_the_journal_the_configuration_names(tmp_path: Path, home: P
          "--port", str(_free_port()), "--pin", "2468"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        lines = []
-        for line in serve.stdout:  # type: ignore[union-attr]
-            lines.append(line)
-            if line.startswith("Ctrl+C"):
-                break
+        lines = lines_until_ready(serve)
     finally:
         serve.send_signal(signal.SIGINT)
         serve.wait(timeout=30)

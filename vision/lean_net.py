@@ -125,14 +125,14 @@ def check_lean(kept: list[Found], scene: Scene) -> None:
     read = [(k, math.dist(*k.die.corners[:2])) for k in kept if k.die.value is not None]
     sides = [side for k, side in read if k.die.value >= 2]
     typical = float(np.median(sides)) if sides else None
-    near = [(k, typical if k.die.value == 1 and typical is not None else side)
-            for k, side in read]
-    if not near:
+    checked = [(k, typical if k.die.value == 1 and typical is not None else side)
+               for k, side in read]
+    if not checked:
         return
     # The working copy shows a die about twice as wide as the check looks at it: enough.
-    patches = [lean_patch(scene.look.image, k.center, side, centre) for k, side in near]
-    distances = [distance_from_centre(k.center, centre, image_side) for k, _ in near]
-    for (k, _), leaning in zip(near, default_lean_net().leaning(patches, distances),
+    patches = [lean_patch(scene.look.image, k.center, side, centre) for k, side in checked]
+    distances = [distance_from_centre(k.center, centre, image_side) for k, _ in checked]
+    for (k, _), leaning in zip(checked, default_lean_net().leaning(patches, distances),
                                strict=True):
         if leaning >= LEAN_SURE:
             k.die = replace(k.die, value=None, reason="cocked",

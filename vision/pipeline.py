@@ -57,10 +57,6 @@ MIN_WORKING_SIDE = 160  # ... but never smaller than this
 WORK_DIE_SIDE = 32.0  # die side (px) at the working size
 # Die sides tried (x the one assumed) when no die body in the image gives the size.
 TRIAL_SIDES = (0.6, 0.75, 0.9, 1.0, 1.15, 1.3, 1.5)
-# How the die finder's spots and the classic candidates are used: "only" the finder's,
-# "both" (the classic ones where the finder found nothing), "fallback" (the classic ones
-# only in a frame where the finder found nothing at all), "off" (the classic ones alone).
-FINDER = "both"
 # The finder's spots this sure of a die check the frame's typical die side, which must be
 # within SIDE_AGREES times their median.
 SURE_SPOT = 0.5
@@ -138,7 +134,7 @@ def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
     x0, y0, x1, y1 = box
     bgr = bgr[y0:y1, x0:x1]
     h, w = bgr.shape[:2]
-    spots = default_finder().find(bgr) if FINDER != "off" else []
+    spots = default_finder().find(bgr)
     if profile and profile.die_side:
         side = measured = profile.die_side
     else:
@@ -158,8 +154,8 @@ def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
                    profile.floor(shape, box, size) if profile else None)
     side_hint = side * scale if side is not None else None
     candidates, side_found = find_candidates(seen, side_hint)
-    if spots or FINDER == "only":
-        candidates = _with_spots(spots, scale, (h, w), candidates, side_found)
+    if spots:
+        candidates = _with_spots(spots, scale, (h, w), candidates)
     return Scene(seen, source, scale, side_found, candidates,
                  profile.pip_polarity if profile else None, sized=measured is not None,
                  box=box, input_size=(shape[1], shape[0]))
@@ -179,9 +175,9 @@ def _checked_side(side: float | None, spots: list[Spot]) -> float | None:
 
 
 def _with_spots(spots: list[Spot], scale: float, shape: tuple[int, int],
-                classic: list[Candidate], side: float) -> list[Candidate]:
-    """The die finder's spots as candidates (working pixels), and the classic candidates
-    as FINDER says: none, or those where no spot lies."""
+                classic: list[Candidate]) -> list[Candidate]:
+    """The die finder's spots (frame ``shape``, h and w) as candidates in working pixels
+    (``scale`` x the frame), and the classic candidates but those just beside a spot."""
     h, w = shape
     found = []
     for spot in spots:
@@ -190,10 +186,6 @@ def _with_spots(spots: list[Spot], scale: float, shape: tuple[int, int],
         found.append(Candidate((spot.center[0] * scale, spot.center[1] * scale),
                                (spot.side * scale, spot.side * scale), spot.angle, cut,
                                "found", score=spot.score))
-    if FINDER in ("only", "fallback"):
-        return found
-    if FINDER == "all":
-        return found + classic
     # A classic candidate on a spot's die reads it a second time (a reading that disagrees
     # leaves it unsure: `read_scene`); one far from every spot is a die the finder missed;
     # one just beside a spot is the side face of a die seen at a slant, or a neighbour's.

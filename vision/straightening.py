@@ -21,6 +21,10 @@ from vision.face_net import default_net
 PATCH_SIDE = 48
 PATCH_SCALE = 1.5  # patch size / face side
 FACE_PER_PITCH = 3.4  # top-face side / pip grid pitch
+# A finder's spot is straightened at its own side when the finder is SURE_SIZE sure of it,
+# or when its side is within FOUND_SIDES x the typical one; else at the typical side.
+SURE_SIZE = 0.8
+FOUND_SIDES = (0.7, 1.4)
 
 
 class Source(NamedTuple):
@@ -114,5 +118,6 @@ def candidate_side(cand: Candidate, side: float) -> float:
     down to half the typical side)."""
     own = cand.side
     if cand.source == "found":
-        return own if cand.score >= 0.8 or 0.7 * side <= own <= 1.4 * side else side
+        lo, hi = FOUND_SIDES
+        return own if cand.score >= SURE_SIZE or lo * side <= own <= hi * side else side
     return own if cand.source == "body" and 0.5 * side <= own <= 1.4 * side else side

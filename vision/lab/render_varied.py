@@ -125,31 +125,26 @@ def _pick(rng: np.random.Generator, weights: dict[str, float]) -> str:
     return names[int(rng.choice(len(names), p=p / p.sum()))]
 
 
+#: The TraySpec options of each kind of light, as (low, high) ranges drawn in this order.
+LIGHT_RANGES: dict[str, dict[str, tuple[float, float]]] = {
+    # around the lens: even, from straight above, shadows all but gone
+    "ring": {"light_azimuth_deg": (0, 360), "light_elevation_deg": (82, 90),
+             "shadow_strength": (0.03, 0.1), "shadow_softness": (1.5, 2.5),
+             "gradient": (0.0, 0.05), "vignette": (0.02, 0.1), "exposure": (0.8, 1.15)},
+    # one bare bulb low over the horizon: long, dark, sharp shadows
+    "hard": {"light_azimuth_deg": (0, 360), "light_elevation_deg": (12, 25),
+             "shadow_strength": (0.45, 0.7), "shadow_softness": (0.06, 0.2),
+             "gradient": (0.1, 0.3), "vignette": (0.05, 0.2), "exposure": (0.85, 1.3)},
+    # an ordinary lamp
+    "lamp": {"light_azimuth_deg": (0, 360), "light_elevation_deg": (40, 75),
+             "shadow_strength": (0.15, 0.4), "shadow_softness": (0.6, 1.3),
+             "gradient": (0.0, 0.2), "vignette": (0.02, 0.2), "exposure": (0.7, 1.2)},
+}
+
+
 def _light(rng: np.random.Generator, kind: str) -> dict[str, Any]:
-    """TraySpec options of one kind of light."""
-    if kind == "ring":  # around the lens: even, from straight above, shadows all but gone
-        return {"light_azimuth_deg": float(rng.uniform(0, 360)),
-                "light_elevation_deg": float(rng.uniform(82, 90)),
-                "shadow_strength": float(rng.uniform(0.03, 0.1)),
-                "shadow_softness": float(rng.uniform(1.5, 2.5)),
-                "gradient": float(rng.uniform(0.0, 0.05)),
-                "vignette": float(rng.uniform(0.02, 0.1)),
-                "exposure": float(rng.uniform(0.8, 1.15))}
-    if kind == "hard":  # one bare bulb low over the horizon: long, dark, sharp shadows
-        return {"light_azimuth_deg": float(rng.uniform(0, 360)),
-                "light_elevation_deg": float(rng.uniform(12, 25)),
-                "shadow_strength": float(rng.uniform(0.45, 0.7)),
-                "shadow_softness": float(rng.uniform(0.06, 0.2)),
-                "gradient": float(rng.uniform(0.1, 0.3)),
-                "vignette": float(rng.uniform(0.05, 0.2)),
-                "exposure": float(rng.uniform(0.85, 1.3))}
-    return {"light_azimuth_deg": float(rng.uniform(0, 360)),
-            "light_elevation_deg": float(rng.uniform(40, 75)),
-            "shadow_strength": float(rng.uniform(0.15, 0.4)),
-            "shadow_softness": float(rng.uniform(0.6, 1.3)),
-            "gradient": float(rng.uniform(0.0, 0.2)),
-            "vignette": float(rng.uniform(0.02, 0.2)),
-            "exposure": float(rng.uniform(0.7, 1.2))}
+    """TraySpec options of one kind of light (a key of LIGHT_RANGES), drawn in its order."""
+    return {key: float(rng.uniform(lo, hi)) for key, (lo, hi) in LIGHT_RANGES[kind].items()}
 
 
 def _white_balance(rng: np.random.Generator) -> tuple[float, float, float]:
