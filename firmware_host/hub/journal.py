@@ -145,6 +145,14 @@ class Journal:
                                    "with --journal pointing elsewhere)") from None
         return actions
 
+    def actions_after(self, after: int, limit: int = 100) -> list[tuple[int, dict[str, Any]]]:
+        """(id, action) of at most ``limit`` actions after id ``after``, oldest first: what a
+        reader that follows the journal (the league's publisher) has not taken yet."""
+        with self._lock:
+            rows = self._db.execute("SELECT id, body FROM actions WHERE id > ? ORDER BY id "
+                                    "LIMIT ?", (int(after), int(limit))).fetchall()
+        return [(int(action_id), json.loads(body)) for action_id, body in rows]
+
     def last_action_id(self) -> int:
         with self._lock:
             row = self._db.execute("SELECT max(id) FROM actions").fetchone()
