@@ -11,8 +11,12 @@ die open; see `vision.combined.combined_reading`.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
-from functools import lru_cache
+from collections.abc import Iterator
+from contextvars import ContextVar
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import cv2
@@ -66,12 +70,60 @@ class FaceNet:
         e = np.exp(logits)
         return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
 
+    @cached_property
+    def digest(self) -> str:
+        """The model file's SHA-256 (hex): what a profile's adaptation was computed with."""
+        return hashlib.sha256(self.path.read_bytes()).hexdigest()
+
+    @cached_property
+    def _head(self) -> tuple[str, str]:
+        """(the layer before the classifier, the classifier): the last fully connected layer."""
+        names = list(self._net.getLayerNames())
+        last = max(k for k, name in enumerate(names)
+                   if self._net.getLayer(name).type in ("Gemm", "InnerProduct"))
+        return names[last - 1], names[last]
+
+    def classifier(self) -> tuple[np.ndarray, np.ndarray]:
+        """The last layer's weights (classes, features) and biases (classes,): the logits are
+        ``features @ weights.T + biases``."""
+        layer = self._head[1]
+        weights = np.asarray(self._net.getParam(layer, 0), np.float64)
+        return weights, np.asarray(self._net.getParam(layer, 1), np.float64).ravel()
+
+    def features(self, patches: list[np.ndarray]) -> np.ndarray:
+        """(N, F) what the classifier sees of straightened BGR patches."""
+        if not patches:
+            return np.zeros((0, self.classifier()[0].shape[1]), np.float64)
+        self._net.setInput(to_input(patches))
+        out = np.asarray(self._net.forward(self._head[0]), np.float64)
+        return out.reshape(len(patches), -1)
+
 
 @lru_cache(maxsize=4)
 def _load(path: str) -> FaceNet:
     return FaceNet(path)
 
 
+# A reader put in the network's place for one reading (a profile's adaptation to its dice).
+_IN_PLACE: ContextVar[FaceNet | None] = ContextVar("face_net_in_place", default=None)
+
+
 def default_net() -> FaceNet:
-    """The shipped model (or the one named by $DICETOWER_FACE_NET), loaded once."""
+    """The shipped model (or the one named by $DICETOWER_FACE_NET), loaded once; within
+    `reading_with`, the reader given there."""
+    return _IN_PLACE.get() or _load(os.environ.get(MODEL_ENV) or str(DEFAULT_MODEL))
+
+
+def base_net() -> FaceNet:
+    """The model file's network itself, whatever `reading_with` puts in its place."""
     return _load(os.environ.get(MODEL_ENV) or str(DEFAULT_MODEL))
+
+
+@contextlib.contextmanager
+def reading_with(net: FaceNet | None) -> Iterator[None]:
+    """Within this block (this thread or task), `default_net` is ``net`` (None: unchanged)."""
+    token = _IN_PLACE.set(net or _IN_PLACE.get())
+    try:
+        yield
+    finally:
+        _IN_PLACE.reset(token)

@@ -31,6 +31,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from vision.adaptation import adapted
 from vision.close_up import close_up
 from vision.combined import NET_SURE
 from vision.detect import (
@@ -42,7 +43,7 @@ from vision.detect import (
 )
 from vision.exposure import exposed
 from vision.exposure import gain as exposure_gain
-from vision.face_net import default_net
+from vision.face_net import base_net, default_net, reading_with
 from vision.finder import Spot, default_finder
 from vision.image_io import as_bgr
 from vision.lean_net import check_lean
@@ -79,7 +80,14 @@ def read_dice(
     With a profile: its die size and pip polarity are taken as known, dice outside its zones
     are left out (and the image around them is not read), its empty tray replaces the
     modelled floor, and an unsure "die" whose body matches none of its dice colours (a hand,
-    a coaster) is no die."""
+    a coaster) is no die. Its adaptation to its dice (`vision.adaptation`) is the face
+    network's last layer for the whole reading."""
+    base = base_net()
+    with reading_with(adapted(base, profile.adaptation) if profile else None):
+        return _read_dice(image, profile, lean_check=lean_check)
+
+
+def _read_dice(image: np.ndarray, profile: Profile | None, *, lean_check: bool) -> list[Die]:
     scene = prepare(image, profile)
     kept = _read(scene)
     if not scene.sized:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import math
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
+
+from vision.adaptation import Adaptation
 
 POLARITIES = ("dark", "light")
 # Room read around the zones, as a fraction of the image's shorter side, when the profile
@@ -33,7 +35,8 @@ class Profile:
     camera image. ``background``: path of an empty-tray image (loaded on demand). ``zones``:
     polygons (lists of (x, y)) where dice may lie; dice outside them are ignored.
     ``keep_zone``: a polygon where a 421 player sets aside the dice kept between throws (also
-    read; `zone_of` tells it from the roll zones).
+    read; `zone_of` tells it from the roll zones). ``adaptation``: the face network's last
+    layer refitted to these dice (`vision.adaptation`), used with the model it was made for.
     """
 
     dice_colors: list[tuple[float, float, float]] = field(default_factory=list)
@@ -42,6 +45,7 @@ class Profile:
     background: str | None = None
     zones: list[list[tuple[float, float]]] = field(default_factory=list)
     keep_zone: list[tuple[float, float]] | None = None
+    adaptation: Adaptation | None = None
 
     def __post_init__(self) -> None:
         if self.pip_polarity not in (None, *POLARITIES):
@@ -151,15 +155,19 @@ class Profile:
         return [*self.zones, *([self.keep_zone] if self.keep_zone else [])]
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = asdict(replace(self, adaptation=None))
         data.pop("_background_image", None)
         if data["keep_zone"] is None:
             del data["keep_zone"]  # files written before keep zones read the same
+        del data["adaptation"]
+        if self.adaptation is not None:
+            data["adaptation"] = self.adaptation.to_dict()
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Profile:
-        known = {"dice_colors", "pip_polarity", "die_side", "background", "zones", "keep_zone"}
+        known = {"dice_colors", "pip_polarity", "die_side", "background", "zones", "keep_zone",
+                 "adaptation"}
         unknown = set(data) - known
         if unknown:
             raise ValueError(f"unknown profile fields: {', '.join(sorted(unknown))}")
@@ -178,10 +186,13 @@ class Profile:
             background = data.get("background")
             if background is not None and not isinstance(background, str):
                 raise TypeError("a file name is text")
+            field_name = "adaptation"
+            adaptation = (Adaptation.from_dict(data["adaptation"])
+                          if data.get("adaptation") is not None else None)
             field_name = ""  # the checks of __post_init__ name their own field
             return cls(dice_colors=dice_colors, pip_polarity=data.get("pip_polarity"),
                        die_side=die_side, background=background, zones=zones,
-                       keep_zone=keep_zone)
+                       keep_zone=keep_zone, adaptation=adaptation)
         except (TypeError, ValueError) as exc:
             if not field_name:
                 raise
