@@ -13,7 +13,9 @@ candidate near a labelled die's centre takes its value, one far from every label
 "none": a speck, a tray mark, a pip cluster of a side face). Every labelled die is also cut at
 its labelled centre. Rendered trays (`vision.lab.render`, seeds far from those of the tests) add
 dice of other colours and dice leaning on another die, which are "none": their top face is
-not flat, and the game asks for a re-throw. Pages of print (`vision.lab.print_scenes`) add
+not flat, and the game asks for a re-throw; trays of the bar's variety (`varied_tray`: dark,
+coloured, translucent and marbled dice with dark or light pips, hard shadows, glare) add the
+dice no photo of the dataset shows. Pages of print (`vision.lab.print_scenes`) add
 letters as "none": a round letter's counter is a one's pip to every pip reader. Each epoch
 draws new rotations (any angle: a die has no upright), shifts, scales, lighting, colour
 swaps and JPEG re-encodings of every sample.
@@ -48,6 +50,8 @@ NEAR = 0.3  # x die size: a candidate this close to a labelled die's centre is t
 FAR = 0.9  # x die size: one farther than this from every labelled die is no die
 DIE_BOX_TO_SIDE = 0.85  # top-face side / shorter side of a whole-die box (it has side faces)
 RENDER_SEEDS = range(100_000, 100_400)  # tests use seeds below 10,000
+VARIED_SEEDS = range(110_000, 110_600)  # the bar's variety (`varied_tray`): other dice, light
+STRAYS_PER_VARIED = 6  # candidates far from every die kept per varied tray: shadows, glare
 PRINT_SEEDS = range(200_000, 200_160)
 PRINT_PER_SCENE = 24  # candidates kept per print scene: many scenes rather than many letters
 EPOCHS = 120
@@ -140,6 +144,32 @@ def rendered_samples(seeds=RENDER_SEEDS) -> list[Sample]:
     return samples
 
 
+def varied_samples(seeds=VARIED_SEEDS) -> list[Sample]:
+    """Dice from trays of the bar's variety (dark, coloured, translucent and marbled dice, light
+    pips, hard shadows, glare): flat ones with their value, leaning ones as "none", and a few
+    candidates far from every die (a shadow's edge, a glint, a hand) as "none"."""
+    from vision.lab.render import render_tray, varied_tray
+
+    samples: list[Sample] = []
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        try:
+            spec = varied_tray(rng)
+        except ValueError:
+            continue
+        shot = render_tray(spec, seed=seed)
+        scene = prepare(shot.image)
+        dice = [((t.center[0] * scene.scale, t.center[1] * scene.scale), t.side * scene.scale,
+                 0 if t.cocked else t.value) for t in shot.truth]
+        for center, side, label in dice:
+            samples.append(_sample(scene, center, side, label, "varied"))
+        far = [c for c in scene.readable
+               if all(math.dist(c.center, center) > FAR * side for center, side, _ in dice)]
+        for k in rng.permutation(len(far))[:STRAYS_PER_VARIED]:
+            samples.append(_candidate_sample(scene, far[int(k)], 0, "varied"))
+    return samples
+
+
 def print_samples(seeds=PRINT_SEEDS) -> list[Sample]:
     """Candidates found on pages of print (`vision.lab.print_scenes`), all "none": a letter's
     counter is no pip."""
@@ -212,6 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     samples = dataset_samples(dataset, args.half, leave_out=args.leave_out)
     print("rendering trays")
     samples += rendered_samples()
+    print("rendering trays of the bar's variety")
+    samples += varied_samples()
     print("drawing pages of print")
     samples += print_samples()
     counts = np.bincount([s.label for s in samples], minlength=len(CLASSES))
