@@ -1,0 +1,156 @@
+"""Where the broker is: ``mqtt://`` addresses, and a local Mosquitto for the demo, the bench
+and the tests.
+
+`BrokerAddress` is what a tower's ``[league] broker`` key and ``dicetower league serve
+--broker`` take: ``mqtt://[USER[:PASSWORD]@]HOST[:PORT]`` (1883 by default) or ``mqtts://``
+for TLS (8883). `LocalBroker` runs Debian's ``mosquitto`` on a free port of this machine, with
+persistence, so that it can be stopped and started again without losing a session.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+# Debian puts the broker in /usr/sbin, which is not on every user's PATH.
+MOSQUITTO_PLACES = ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto")
+
+
+@dataclass(frozen=True)
+class BrokerAddress:
+    """A broker to connect to; ``tls`` for ``mqtts://`` (``ca_file``: the CA to trust,
+    None: the system's)."""
+
+    host: str
+    port: int = 1883
+    username: str | None = None
+    password: str | None = None
+    tls: bool = False
+    ca_file: str | None = None
+
+    @classmethod
+    def parse(cls, url: str, **extra: Any) -> BrokerAddress:
+        """``mqtt://HOST[:PORT]`` or ``mqtts://...``; ValueError (one line) otherwise."""
+        parts = urlsplit(url if "://" in url else f"mqtt://{url}")
+        if parts.scheme not in ("mqtt", "mqtts"):
+            raise ValueError(f"{url!r}: a broker is mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
+        try:
+            port = parts.port
+        except ValueError:
+            raise ValueError(f"{url!r}: the port must be a number 1..65535") from None
+        if not parts.hostname:
+            raise ValueError(f"{url!r}: no host; e.g. mqtt://192.168.1.10")
+        tls = parts.scheme == "mqtts"
+        return cls(host=parts.hostname, port=port or (8883 if tls else 1883),
+                   username=unquote(parts.username) if parts.username else None,
+                   password=unquote(parts.password) if parts.password else None,
+                   tls=tls, **extra)
+
+    def url(self) -> str:
+        """The address without its password (for messages and logs)."""
+        user = f"{self.username}@" if self.username else ""
+        return f"{'mqtts' if self.tls else 'mqtt'}://{user}{self.host}:{self.port}"
+
+    def configure(self, client: Any) -> None:
+        """Give a paho client the credentials and TLS of this address."""
+        if self.username is not None:
+            client.username_pw_set(self.username, self.password)
+        if self.tls:
+            client.tls_set(ca_certs=self.ca_file)
+
+
+def find_mosquitto() -> str | None:
+    """The ``mosquitto`` program: on the PATH, else where Debian installs it; None: absent."""
+    found = shutil.which("mosquitto")
+    if found:
+        return found
+    return next((place for place in MOSQUITTO_PLACES if Path(place).is_file()), None)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class LocalBroker:
+    """A Mosquitto on 127.0.0.1, its configuration and persistence in ``folder``.
+
+    `stop` and `start` again keep the port and the sessions (Mosquitto saves them when it
+    stops), as a broker restarted in the middle of a bar night would."""
+
+    def __init__(self, folder: Path, *, program: str | None = None, port: int = 0) -> None:
+        program = program or find_mosquitto()
+        if program is None:
+            raise FileNotFoundError("mosquitto is not installed (Debian: apt-get install "
+                                    "mosquitto)")
+        self.program = program
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.port = port or free_port()
+        self.config = self.folder / "mosquitto.conf"
+        # Persistence: the league's queued messages outlive a restart. No message cap: a
+        # league offline for a while must find everything on its return.
+        self.config.write_text(
+            f"listener {self.port} 127.0.0.1\n"
+            "allow_anonymous true\n"
+            "persistence true\n"
+            f"persistence_location {self.folder}/\n"
+            "max_queued_messages 0\n"
+            "log_dest none\n")
+        self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def address(self) -> BrokerAddress:
+        return BrokerAddress(host="127.0.0.1", port=self.port)
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    def start(self, timeout: float = 10.0) -> None:
+        """Start the broker and return once it takes connections."""
+        if self.running:
+            return
+        self._process = subprocess.Popen([self.program, "-c", str(self.config)],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                error = (self._process.stderr.read() if self._process.stderr else b"").decode()
+                raise RuntimeError(f"mosquitto stopped at once: {error.strip()[:200]}")
+            with contextlib.suppress(OSError), socket.create_connection(
+                    ("127.0.0.1", self.port), timeout=0.2):
+                return
+            time.sleep(0.02)
+        self.stop()
+        raise RuntimeError(f"mosquitto did not listen on port {self.port} within {timeout} s")
+
+    def stop(self) -> None:
+        """Stop it as a service manager would (SIGTERM: it saves its sessions first)."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if process.stderr:
+            process.stderr.close()
+
+    def __enter__(self) -> LocalBroker:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,90 @@
+"""The league's side of the broker: every tower's messages, checked, into the league's file.
+
+`LeagueListener` subscribes (QoS 1, persistent session: the broker keeps what arrives while
+the league is away) to every tower's actions and status. Each message is checked
+(`messages.parse`: JSON of our shape, the tower of the payload the tower of the topic) and
+taken by the `LeagueStore`, which keeps each journal action id once; a refused one is only
+noted, never half-taken.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+import paho.mqtt.client as mqtt
+
+from firmware_host.league.broker import BrokerAddress
+from firmware_host.league.messages import DEFAULT_PREFIX, MessageError, parse, subscriptions
+from firmware_host.league.store import LeagueStore
+
+log = logging.getLogger(__name__)
+
+
+class LeagueListener:
+    """Feeds ``store`` from the broker at ``address``; see the module docstring."""
+
+    def __init__(self, store: LeagueStore, address: BrokerAddress, *,
+                 prefix: str = DEFAULT_PREFIX, client_id: str = "dicetower-league",
+                 reconnect: tuple[float, float] = (1.0, 30.0)) -> None:
+        self.store = store
+        self.address = address
+        self.prefix = prefix
+        self.taken: dict[str, int] = {"new": 0, "late": 0, "duplicate": 0, "status": 0,
+                                      "refused": 0}
+        self._connected = threading.Event()
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
+                             clean_session=False, protocol=mqtt.MQTTv311)
+        address.configure(client)
+        client.reconnect_delay_set(min_delay=max(1, round(reconnect[0])),
+                                   max_delay=max(1, round(reconnect[1])))
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_message = self._on_message
+        self._client = client
+
+    def start(self) -> None:
+        """Connect in the background (tried again until the broker answers)."""
+        self._client.connect_async(self.address.host, self.address.port, 30)
+        self._client.loop_start()
+
+    def wait_connected(self, timeout: float) -> bool:
+        return self._connected.wait(timeout)
+
+    @property
+    def connected(self) -> bool:
+        return self._connected.is_set()
+
+    def close(self) -> None:
+        self._client.disconnect()
+        self._client.loop_stop()
+
+    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any,
+                    properties: Any) -> None:
+        if reason.is_failure:
+            log.warning("league broker %s refused the league: %s", self.address.url(), reason)
+            return
+        # Again at every connection: a broker that lost its sessions forgets subscriptions.
+        client.subscribe([(topic, 1) for topic in subscriptions(self.prefix)])
+        self._connected.set()
+
+    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any,
+                       properties: Any) -> None:
+        self._connected.clear()
+
+    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+        try:
+            kind, parsed = parse(self.prefix, message.topic, message.payload)
+        except MessageError as exc:
+            self.taken["refused"] += 1
+            self.store.refuse(str(exc))
+            return
+        try:
+            outcome = self.store.take(kind, parsed)
+        except Exception as exc:  # one bad message must not stop the league listening
+            log.exception("league: taking %s", message.topic)
+            self.taken["refused"] += 1
+            self.store.refuse(f"{message.topic}: not taken ({exc})")
+            return
+        self.taken[outcome] += 1
