@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from firmware_host.locales import LANGUAGES
+
 if TYPE_CHECKING:  # the hub is loaded when the command runs, not at start-up
     from firmware_host.hub import GameHub, Journal
 
@@ -38,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "printed)",
     )
     parser.add_argument(
-        "--lang", choices=("fr", "en"), default="fr", help="default page language (default: fr)"
+        "--lang", choices=LANGUAGES, default="fr", help="default page language (default: fr)"
     )
     parser.add_argument(
         "--odds", choices=("public", "admin-only"), default="public",

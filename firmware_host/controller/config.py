@@ -19,9 +19,9 @@ import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from firmware_host.camera import SPEC_HELP, CameraError, camera_from_spec
+from firmware_host.catalogue import LANGUAGES
 
 EXAMPLE_CONFIG = Path(__file__).with_name("tower.example.toml")
-LANGUAGES = ("fr", "en")
 # Who sees the odds advice (firmware_host.scoreboard.odds.ODDS_MODES, named here so that the
 # configuration is read without loading the scoreboard).
 ODDS_MODES = ("public", "admin-only")

@@ -20,7 +20,7 @@ from firmware_host.scoreboard.api import api
 from firmware_host.scoreboard.auth import FailureLimiter, check_pin, generate_pin
 from firmware_host.scoreboard.calibration_api import calibration_api
 from firmware_host.scoreboard.errors import register_error_handlers
-from firmware_host.scoreboard.i18n import DEFAULT_LANGUAGE
+from firmware_host.scoreboard.i18n import DEFAULT_LANGUAGE, init_languages
 from firmware_host.scoreboard.odds import DEFAULT_ODDS_MODE, OddsService, check_odds_mode
 from firmware_host.scoreboard.pages import pages
 from firmware_host.scoreboard.sse import ClientLimit
@@ -95,6 +95,7 @@ def create_app(
         int(app.config["SSE_MAX_CLIENTS"]), int(app.config["SSE_MAX_PER_CLIENT"])
     )
 
+    init_languages(app)
     app.register_blueprint(api)
     app.register_blueprint(admin)
     app.register_blueprint(calibration_api)

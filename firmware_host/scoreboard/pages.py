@@ -10,7 +10,7 @@ from flask import Blueprint, Response, current_app, make_response, render_templa
 
 from firmware_host.scoreboard.api import get_hub, odds_shown
 from firmware_host.scoreboard.auth import csrf_token, is_admin
-from firmware_host.scoreboard.i18n import LANGUAGE_COOKIE, LANGUAGES, labels, request_language
+from firmware_host.scoreboard.i18n import LANGUAGE_COOKIE, LANGUAGES, labels, page_language
 from firmware_host.scoreboard.network import hostname, qr_svg
 from firmware_host.scoreboard.odds import odds_labels
 
@@ -21,7 +21,7 @@ ONE_YEAR = 365 * 24 * 3600
 
 def _render(template: str, *, admin_page: bool) -> Response:
     requested = request.args.get("lang")
-    language = request_language()
+    language = page_language()
     url = current_app.config.get("SCOREBOARD_PUBLIC_URL") or request.host_url
     text = {**labels(language), **odds_labels(language)}
     page_config = {
