@@ -10,6 +10,7 @@ persistence, so that it can be stopped and started again without losing a sessio
 from __future__ import annotations
 
 import contextlib
+import getpass
 import shutil
 import socket
 import subprocess
@@ -104,7 +105,10 @@ class LocalBroker:
             "persistence true\n"
             f"persistence_location {self.folder}/\n"
             "max_queued_messages 0\n"
-            "log_dest none\n")
+            "log_dest none\n"
+            # Started by root, Mosquitto becomes the user "mosquitto", who may not write
+            # its sessions here: it stays who started it.
+            f"user {getpass.getuser()}\n")
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
