@@ -57,6 +57,10 @@ CREATE TABLE IF NOT EXISTS aliases (key TEXT PRIMARY KEY, target TEXT NOT NULL, 
 REPLAY_ERRORS = (RuleError, HubError, ValueError, KeyError, TypeError)
 
 
+class StreamsEnded(Exception):
+    """The board is stopping: open live streams should finish now."""
+
+
 class LeagueError(Exception):
     """The league's file cannot be used; the message names it and says what to do."""
 
@@ -167,14 +171,16 @@ class LeagueStore:
             return self._version
 
     def wait_for_change(self, after: int, timeout: float) -> int | None:
-        """Block until the version differs from ``after``; None on timeout or when the
-        streams are ended (`end_streams`)."""
+        """Block until the version differs from ``after``; None on timeout. Raises
+        `StreamsEnded` when `end_streams` is called meanwhile (the server stops)."""
         with self._changed:
             ended = self._ended
             if not self._changed.wait_for(
                     lambda: self._version != after or self._ended != ended, timeout=timeout):
                 return None
-            return None if self._ended != ended else self._version
+            if self._ended != ended:
+                raise StreamsEnded
+            return self._version
 
     def end_streams(self) -> None:
         with self._changed:
