@@ -71,6 +71,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="the simulated tray's look: classic (one set of ivory dice on "
                         "felt under a bar lamp) or varied (other dice, floor, light and camera "
                         "at every throw); default classic")
+    parser.add_argument("--league", action="store_true",
+                        help="several light simulated tables (no camera) publishing to an "
+                        "MQTT broker, and the league board on --port (see docs/league.md)")
+    parser.add_argument("--tables", type=positive_int, default=3,
+                        help="with --league: how many tables (default 3)")
+    parser.add_argument("--broker", default=None,
+                        help="with --league: the broker, mqtt://HOST[:PORT] (default: a "
+                        "Mosquitto started for the demo)")
     parser.set_defaults(func=_run)
 
 
@@ -80,6 +88,10 @@ def _fail(message: str) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.league:
+        from firmware_host.commands.league import run_demo
+
+        return run_demo(args)
     from firmware_host.commands.paths import writable_file_problem
     from firmware_host.controller.demo import Demo, DemoOptions
     from firmware_host.hub.journal import JournalError

@@ -81,6 +81,11 @@ def status_topic(prefix: str, tower: str) -> str:
     return f"{prefix}/towers/{tower}/status"
 
 
+def proposal_topic(prefix: str, tower: str) -> str:
+    """Where the league offers a tower its next tournament match (retained; empty: none)."""
+    return f"{prefix}/towers/{tower}/proposal"
+
+
 def subscriptions(prefix: str) -> list[str]:
     """What the league listens to: every tower's actions and status."""
     return [f"{prefix}/towers/+/actions", f"{prefix}/towers/+/status"]

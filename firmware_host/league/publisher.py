@@ -17,6 +17,7 @@ will that the broker publishes (``offline``) when the tower drops without a good
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import queue
@@ -34,6 +35,7 @@ from firmware_host.league.messages import (
     action_payload,
     actions_topic,
     check_name,
+    proposal_topic,
     status_payload,
     status_topic,
 )
@@ -82,6 +84,8 @@ class TowerPublisher:
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
+        client.on_message = self._on_message
+        self.proposal: dict[str, Any] | None = None  # the league's offer of a match, if any
         self._client = client
         self._keepalive = keepalive
         hub.subscribe(self._changed)
@@ -134,6 +138,7 @@ class TowerPublisher:
             log.warning("league broker %s refused tower %s: %s", self.address.url(),
                         self.tower, reason)
             return
+        client.subscribe(proposal_topic(self.prefix, self.tower), qos=1)
         self._connected.set()
         self._status_sent = None  # say it again: the broker may have lost it
         self._wake.set()
@@ -147,6 +152,26 @@ class TowerPublisher:
         # On paho's thread, inside its own lock: hand the acknowledgement over, no more.
         self._acks.put(mid)
         self._wake.set()
+
+    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+        # The league's offer of a tournament match (empty: withdrawn); anything else is
+        # ignored: the tower's game is started only by its game master.
+        try:
+            offer = json.loads(message.payload) if message.payload else None
+            if offer is not None and not (isinstance(offer.get("players"), list)
+                                          and isinstance(offer.get("preset"), str)):
+                offer = None
+        except (ValueError, AttributeError):
+            offer = None
+        self.proposal = offer
+
+    def start_proposal(self) -> dict[str, Any]:
+        """The game master's one tap: start the match the league offers; its view.
+        LookupError when there is no offer."""
+        offer = self.proposal
+        if offer is None:
+            raise LookupError("the league offers no match")
+        return self.hub.start_game(offer["preset"], [str(p) for p in offer["players"]])
 
     # ------------------------------------------------------------------ the publishing thread
 

@@ -75,6 +75,16 @@ class SimTower:
                                     "loser": game.loser, "preset": self.preset})
         return event
 
+    def accept_proposal(self) -> bool:
+        """The game master's one tap on the league's offer, if there is one (between games)."""
+        offer = self.publisher.proposal
+        if offer is None or self.playing:
+            return False
+        self.publisher.start_proposal()
+        self._mirror = new_game(offer["preset"], [str(p) for p in offer["players"]])
+        self.publisher.proposal = None  # taken; the league withdraws it too
+        return True
+
     def play_game(self, players: list[str] | None = None) -> None:
         """One whole game at once."""
         self.new_game(players)

@@ -52,6 +52,7 @@ CREATE TABLE IF NOT EXISTS games (
     started REAL, finished REAL, PRIMARY KEY (tower, start));
 CREATE TABLE IF NOT EXISTS players (key TEXT PRIMARY KEY, name TEXT NOT NULL, at REAL);
 CREATE TABLE IF NOT EXISTS aliases (key TEXT PRIMARY KEY, target TEXT NOT NULL, at REAL);
+CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 REPLAY_ERRORS = (RuleError, HubError, ValueError, KeyError, TypeError)
@@ -161,6 +162,19 @@ class LeagueStore:
             self._db.execute("INSERT INTO aliases (key, target, at) VALUES (?, ?, ?) "
                              "ON CONFLICT(key) DO UPDATE SET target = excluded.target",
                              (source, target, time.time()))
+            self._bump()
+
+    def setting(self, key: str) -> Any:
+        """A JSON document the league keeps (the tournament), or None."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM settings WHERE key = ?", (key,)
+                                   ).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def set_setting(self, key: str, value: Any) -> None:
+        with self._changed:
+            self._db.execute("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) "
+                             "DO UPDATE SET value = excluded.value", (key, json.dumps(value)))
             self._bump()
 
     # ------------------------------------------------------------------ reading
