@@ -21,6 +21,8 @@ can read a pin map on any machine.
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -93,59 +95,102 @@ def parse_pinmap(text: str, source: str = "pinmap.toml") -> PinMap:
     try:
         checked = PinMapFile.model_validate(data)
     except ValidationError as exc:
-        raise PinMapError([f"{source}: {_said(error)}" for error in exc.errors()]) from None
-    return _Checker(source).check(checked)
+        errors = exc.errors()
+    else:
+        return _Checker(source).check(checked)
+    # Every problem is told at once: what lies between keys is checked on the rest of the
+    # file too, when it holds together without the values the schema refused.
+    said = [_said(error) for error in errors]
+    refused = {key for key, _ in said}
+    try:
+        rest = PinMapFile.model_validate(_without(data, [error["loc"] for error in errors]))
+    except ValidationError:
+        rest = None
+    if rest is not None:
+        checker = _Checker(source)
+        with contextlib.suppress(PinMapError):
+            checker.check(rest)
+        said += [(key, text) for key, text in checker.failed if key not in refused]
+    said.sort(key=lambda problem: _place(problem[0]))
+    raise PinMapError([f"{source}: {key}: {text}" for key, text in said])
+
+
+def _without(data: Mapping[str, Any], places: list[tuple[Any, ...]]) -> dict[str, Any]:
+    """A copy of ``data`` without the values at ``places`` (pydantic error locations)."""
+    kept = copy.deepcopy(dict(data))
+    for place in places:
+        table: Any = kept
+        for part in place[:-1]:
+            table = table.get(part) if isinstance(table, dict) else None
+        if isinstance(table, dict):
+            table.pop(place[-1], None)
+    return kept
+
+
+def _place(key: str) -> tuple[int, int]:
+    """Where a key's problem is told: in the file's table order, seats by number."""
+    tables = list(PinMapFile.model_fields)
+    name, _, seat = key.lstrip("[").split("]")[0].partition(".")
+    return (tables.index(name) if name in tables else len(tables),
+            int(seat) if seat.isdigit() else 0)
 
 
 # ----------------------------------------------------------- the schema's errors, in words
 
-def _said(error: Mapping[str, Any]) -> str:
-    """One pydantic error as ``key: problem and fix``."""
+def _said(error: Mapping[str, Any]) -> tuple[str, str]:
+    """One pydantic error as its key and ``problem and fix``."""
+    return _key(error), _problem(error)
+
+
+def _key(error: Mapping[str, Any]) -> str:
     loc = tuple(str(part) for part in error["loc"])
     if loc[0] == "seats" and len(loc) > 1:
-        table, inner = f"[seats.{loc[1]}]", loc[2:]
-    else:
-        table, inner = f"[{loc[0]}]", loc[1:]
-    key = table + "".join(f".{part}" for part in inner)
+        return f"[seats.{loc[1]}]" + "".join(f".{part}" for part in loc[2:])
+    return f"[{loc[0]}]" + "".join(f".{part}" for part in loc[1:])
+
+
+def _problem(error: Mapping[str, Any]) -> str:
+    loc = tuple(str(part) for part in error["loc"])
+    inner = loc[2:] if loc[0] == "seats" and len(loc) > 1 else loc[1:]
     kind, value = error["type"], error.get("input")
     model = TABLE_MODELS.get(loc[0])
     field = model.model_fields.get(inner[-1]) if model is not None and inner else None
     is_pin = field is not None and field.description == PIN
     if kind == "missing":
         if not inner:
-            return f"{key}: missing table"
+            return "missing table"
         if loc[-1] == "layout":
-            return f"{key}: missing field (one of {', '.join(_choices(field))})"
-        return f"{key}: missing field"
+            return f"missing field (one of {', '.join(_choices(field))})"
+        return "missing field"
     if kind == "extra_forbidden":
         if len(loc) == 1:
-            return (f"{key}: unknown device table (expected one of: "
+            return (f"unknown device table (expected one of: "
                     f"{', '.join(PinMapFile.model_fields)})")
         what = "button" if loc[0] == "buttons" else "key"
         known = sorted(model.model_fields) if model is not None else []
-        return f"{key}: unknown {what} (expected one of: {', '.join(known)})"
+        return f"unknown {what} (expected one of: {', '.join(known)})"
     if kind in ("model_type", "model_attributes_type", "dict_type"):
-        return f"{key}: must be a table, not {_type_name(value)}"
+        return f"must be a table, not {_type_name(value)}"
     if kind == "int_type" and is_pin:
-        return f"{key}: must be a BCM pin number (integer), not {_type_name(value)}"
+        return f"must be a BCM pin number (integer), not {_type_name(value)}"
     if kind == "int_type":
-        return f"{key}: must be a whole number, not {_type_name(value)}"
+        return f"must be a whole number, not {_type_name(value)}"
     if kind == "float_type":
-        return f"{key}: must be a number, not {_type_name(value)}"
+        return f"must be a number, not {_type_name(value)}"
     if kind == "finite_number":
-        return f"{key}: must be a finite number, not {value}"
+        return f"must be a finite number, not {value}"
     if kind == "literal_error":
-        return f"{key}: must be one of {', '.join(_choices(field))}, not {value!r}"
+        return f"must be one of {', '.join(_choices(field))}, not {value!r}"
     if is_pin:
-        return (f"{key}: pin {value} is not a BCM GPIO number "
+        return (f"pin {value} is not a BCM GPIO number "
                 f"({BCM_PINS.start}..{BCM_PINS.stop - 1})")
     if kind == "greater_than":
-        return f"{key}: must be greater than {error['ctx']['gt']:g}, not {value}"
+        return f"must be greater than {error['ctx']['gt']:g}, not {value}"
     if kind in ("greater_than_equal", "less_than_equal") and field is not None:
         low, high = _bounds(field)
         unit = " seconds" if loc[0] == "timing" else ""
-        return f"{key}: must be between {low:g} and {high:g}{unit}, not {value:g}"
-    return f"{key}: {error['msg']}"
+        return f"must be between {low:g} and {high:g}{unit}, not {value:g}"
+    return f"{error['msg']}"
 
 
 def _choices(field: FieldInfo | None) -> list[str]:
@@ -172,12 +217,12 @@ class _Checker:
 
     def __init__(self, source: str) -> None:
         self.source = source
-        self.problems: list[str] = []
+        self.failed: list[tuple[str, str]] = []  # (key, problem)
         self.warnings: list[str] = []
         self.pin_owner: dict[int, str] = {}
 
     def fail(self, key: str, problem: str) -> None:
-        self.problems.append(f"{self.source}: {key}: {problem}")
+        self.failed.append((key, problem))
 
     def warn(self, key: str, problem: str) -> None:
         self.warnings.append(f"{self.source}: {key}: {problem}")
@@ -228,8 +273,9 @@ class _Checker:
         effects = EffectsConfig(buzzer=self.pin(file.effects.buzzer, "[effects].buzzer"),
                                 led=self.pin(file.effects.led, "[effects].led"))
         dispenser = self.check_dispenser(file.dispenser, servo)
-        if self.problems:
-            raise PinMapError(self.problems)
+        if self.failed:
+            raise PinMapError([f"{self.source}: {key}: {problem}" for key, problem in
+                               sorted(self.failed, key=lambda failed: _place(failed[0]))])
         return PinMap(source=self.source, seats=seats, ring=ring, buttons=buttons,
                       dispenser=dispenser, status=status, effects=effects, servo=servo,
                       timing=Timing(**file.timing.model_dump()), warnings=tuple(self.warnings))
