@@ -14,8 +14,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware_host.camera import CameraError
+from calibration.store import light_settings
+from firmware_host.camera import CameraError, camera_from_spec
 from firmware_host.controller.config import TowerConfig
+from firmware_host.controller.controller import Controller
+from firmware_host.hub import GameHub, Journal, JournalError
+from firmware_host.scoreboard.app import create_app
+from firmware_host.scoreboard.network import scoreboard_urls
+from firmware_host.scoreboard.server import BackgroundServer
+from hardware import (
+    EXAMPLE_PINMAP,
+    NotOnAPi,
+    PinMapError,
+    SimulatedTower,
+    load_pinmap,
+    open_tower,
+    simulated_pinmap,
+)
+from vision import Profile
 
 MEGABYTE = 1024 * 1024
 
@@ -68,12 +84,6 @@ def _close_all(closers: list[Callable[[], None]]) -> None:
 
 def _open(config: TowerConfig, closers: list[Callable[[], None]], new_game: bool,
           heartbeat: Callable[[], None] | None) -> TowerParts:
-    from firmware_host.controller.controller import Controller
-    from firmware_host.hub import GameHub, Journal, JournalError
-    from firmware_host.scoreboard.app import create_app
-    from firmware_host.scoreboard.network import scoreboard_urls
-    from firmware_host.scoreboard.server import BackgroundServer
-
     profile = _profile(config)
     light = calibrated_light(config)
     camera = camera_source(config, light)
@@ -120,8 +130,6 @@ def _open(config: TowerConfig, closers: list[Callable[[], None]], new_game: bool
 def _profile(config: TowerConfig) -> Any:
     if config.profile is None:
         return None
-    from vision import Profile
-
     try:
         return Profile.load(config.profile)
     except ValueError as err:
@@ -134,16 +142,12 @@ def calibrated_light(config: TowerConfig) -> dict[str, float]:
     so the tower plays in the light the profile was made in; empty without one."""
     if config.profile is None:
         return {}
-    from calibration.store import light_settings
-
     return light_settings(config.profile)
 
 
 def camera_source(config: TowerConfig, light: dict[str, float] | None = None) -> Any:
     """The configured camera source (not opened), with its frame rate, size and locks: the
     configuration's own picture settings first, then those of the calibration (``light``)."""
-    from firmware_host.camera import camera_from_spec
-
     controls = {key: value for key, value in (light or {}).items() if key != "ring"}
     if "ExposureTime" in controls:
         controls["ExposureTime"] = int(controls["ExposureTime"])
@@ -169,16 +173,6 @@ def camera_source(config: TowerConfig, light: dict[str, float] | None = None) ->
 
 
 def _tower(config: TowerConfig) -> Any:
-    from hardware import (
-        EXAMPLE_PINMAP,
-        NotOnAPi,
-        PinMapError,
-        SimulatedTower,
-        load_pinmap,
-        open_tower,
-        simulated_pinmap,
-    )
-
     if config.pinmap is None:
         return SimulatedTower(simulated_pinmap(load_pinmap(EXAMPLE_PINMAP)))
     try:

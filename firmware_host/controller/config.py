@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from firmware_host.camera import SPEC_HELP, CameraError, camera_from_spec
 from firmware_host.catalogue import LANGUAGES
+from firmware_host.rules import RuleError, new_game
 
 EXAMPLE_CONFIG = Path(__file__).with_name("tower.example.toml")
 # Who sees the odds advice (firmware_host.scoreboard.odds.ODDS_MODES, named here so that the
@@ -275,8 +276,6 @@ def _camera_settings(where: str, camera: _Camera, config: TowerConfig) -> None:
 
 
 def _check_game(where: str, config: TowerConfig) -> None:
-    from firmware_host.rules import RuleError, new_game
-
     try:
         new_game(config.preset, list(config.players), dict(config.knobs) or None)
     except RuleError as exc:

@@ -114,9 +114,6 @@ def create_app(
 
 def _attach_odds(app: Flask, hub: HubAccess) -> None:
     """The odds advice, computed once per game version in a worker (see odds.py)."""
-    # Loaded now rather than by the first snapshot, which runs under the hub's lock.
-    import firmware_host.advisor.strategies  # noqa: F401
-
     service = OddsService(ready=hub.odds_ready)
     app.extensions["dicetower.odds"] = service
     hub.set_odds_source(service.advice)

@@ -23,7 +23,12 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from firmware_host.advisor.moves4d import advise_4d
+from firmware_host.advisor.odds421 import Turn, analyse
+from firmware_host.advisor.round_model import best_action
+from firmware_host.advisor.strategies import situation_from_view
 from firmware_host.catalogue import LANGUAGES, Catalogue
+from firmware_host.rules.hands import hand_name
 
 JSONDict = dict[str, Any]
 ODDS_MODES = ("public", "admin-only")
@@ -50,8 +55,6 @@ def check_odds_mode(value: object) -> str:
 
 def advice_needed(view: Mapping[str, Any] | None) -> bool:
     """Whether the player to move in ``view`` has a choice to make (cheap: no advisor run)."""
-    from firmware_host.advisor.strategies import situation_from_view
-
     if not view or view.get("phase") == "over":
         return False
     if view.get("game") == "4d":
@@ -71,10 +74,6 @@ def advice_for_view(view: Mapping[str, Any] | None) -> JSONDict | None:
 
 
 def _advice_421(view: Mapping[str, Any]) -> JSONDict | None:
-    from firmware_host.advisor.odds421 import Turn, analyse
-    from firmware_host.advisor.round_model import best_action
-    from firmware_host.advisor.strategies import situation_from_view
-
     situation = situation_from_view(view)
     if situation is None:
         return None
@@ -90,8 +89,6 @@ def _advice_421(view: Mapping[str, Any]) -> JSONDict | None:
     avoid = made_by(view.get("worst"))
     own = to_beat is None
     if own:
-        from firmware_host.rules.hands import hand_name
-
         to_beat = (hand_name(list(situation.dice)), situation.made_throws)
     table = analyse(situation.knobs, situation.dice, turn, to_beat, avoid)
     advised, _ = best_action(situation)
@@ -113,8 +110,6 @@ def _advice_421(view: Mapping[str, Any]) -> JSONDict | None:
 
 
 def _advice_4d(view: Mapping[str, Any]) -> JSONDict | None:
-    from firmware_host.advisor.moves4d import advise_4d
-
     square = view.get("square")
     mover = view.get("to_move")
     if view.get("phase") not in ("play", "present") or not square or mover is None:
