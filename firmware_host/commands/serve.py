@@ -14,12 +14,11 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from firmware_host.commands.paths import tower_journal, writable_file_problem
+from firmware_host.hub import GameHub, Journal, JournalError
 from firmware_host.locales import LANGUAGES
-
-if TYPE_CHECKING:  # the hub is loaded when the command runs, not at start-up
-    from firmware_host.hub import GameHub, Journal
+from firmware_host.scoreboard.network import hostname, qr_terminal, scoreboard_urls
 
 PIN_ENV = "DICETOWER_PIN"
 
@@ -68,9 +67,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    # Flask and waitress: loaded when the command runs.
     from firmware_host.scoreboard.app import create_app
     from firmware_host.scoreboard.auth import check_pin
-    from firmware_host.scoreboard.network import hostname, qr_terminal, scoreboard_urls
     from firmware_host.scoreboard.server import make_server, run_until_stopped
 
     if args.pin is not None:
@@ -88,9 +87,6 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from firmware_host.commands.paths import tower_journal, writable_file_problem
-    from firmware_host.hub import GameHub, Journal, JournalError
-
     try:
         path, named_by = tower_journal(args.journal, args.config)
     except ValueError as err:

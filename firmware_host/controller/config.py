@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from firmware_host.camera import SPEC_HELP, CameraError, camera_from_spec
 from firmware_host.catalogue import LANGUAGES
+from firmware_host.hub.journal import default_journal
 from firmware_host.rules import RuleError, new_game
 
 EXAMPLE_CONFIG = Path(__file__).with_name("tower.example.toml")
@@ -93,11 +93,6 @@ WANTED = {"float_type": "whole number or number", "int_type": "whole number",
 
 class ConfigError(ValueError):
     """The configuration cannot be used; the message names the file, the key and the fix."""
-
-
-def default_journal() -> Path:
-    """Where the journal lives unless told otherwise: the user's data directory."""
-    return Path(platformdirs.user_data_dir("dicetower")) / "journal.sqlite3"
 
 
 @dataclass

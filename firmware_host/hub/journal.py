@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import platformdirs
+
 try:
     import fcntl
 except ImportError:  # Windows: no flock, so no lock (see _claim)
@@ -66,6 +68,11 @@ CREATE TABLE IF NOT EXISTS images (
 #: States of a dispense: intended -> started -> done; or void (its input was undone or
 #: corrected before a token fell); or doubt (cut off mid-way: waits for the game master).
 DISPENSE_STATES = ("intended", "started", "done", "void", "doubt")
+
+
+def default_journal() -> Path:
+    """Where the tower's journal lives unless told otherwise: the user's data directory."""
+    return Path(platformdirs.user_data_dir("dicetower")) / "journal.sqlite3"
 
 
 class JournalError(Exception):
