@@ -61,6 +61,11 @@ def broken_locales(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     catalogue.translations.cache_clear()
 
 
+def test_a_language_is_a_catalog(broken_locales: Path) -> None:
+    assert locales.LANGUAGES == ("fr", "en")
+    assert locales.languages_in(broken_locales) == ("fr", "de", "en")
+
+
 def test_problems_name_a_missing_sentence_a_fuzzy_one_and_a_placeholder_that_differs(
     broken_locales: Path,
 ) -> None:

@@ -20,9 +20,10 @@ def catalog_path(language: str) -> Path:
     return LOCALES / language / "LC_MESSAGES" / f"{DOMAIN}.po"
 
 
-def _languages() -> tuple[str, ...]:
-    found = sorted(path.parent.parent.name for path in LOCALES.glob(f"*/LC_MESSAGES/{DOMAIN}.po"))
+def languages_in(folder: Path) -> tuple[str, ...]:
+    """The languages whose catalog lies in ``folder``: French first, then by code."""
+    found = sorted(path.parent.parent.name for path in folder.glob(f"*/LC_MESSAGES/{DOMAIN}.po"))
     return tuple(sorted(found, key=lambda language: language != FIRST))
 
 
-LANGUAGES = _languages()
+LANGUAGES = languages_in(LOCALES)
