@@ -9,12 +9,14 @@ from pathlib import Path
 
 import pytest
 from babel.messages.pofile import read_po, write_po
+from flask import render_template_string
 
 import firmware_host.catalogue as catalogue
 from firmware_host import locales
 from firmware_host.catalogue import LANGUAGES, Catalogue, catalog, problems
 from firmware_host.controller.messages import MESSAGES
 from firmware_host.rules.texts import TEXTS
+from firmware_host.scoreboard.app import create_app
 from firmware_host.scoreboard.i18n import LABELS
 from firmware_host.scoreboard.odds import ODDS_LABELS
 from firmware_host.scoreboard.texts import REFUSALS
@@ -94,3 +96,16 @@ def test_say_keeps_what_it_cannot_fill_and_a_later_table_wins() -> None:
     assert labels.say("paused", {}, "fr") == "pause"
     assert (notices | labels).say("paused", {}, "fr") == "pause"
     assert (labels | notices).say("paused", {}, "fr") == "Partie en pause."
+
+
+@pytest.mark.parametrize(("query", "title"), [
+    ("?lang=en", "dicetower — scoreboard"),
+    ("?lang=fr", "dicetower — tableau des scores"),
+    ("", "dicetower — tableau des scores"),  # the scoreboard's default language
+])
+def test_flask_babel_says_the_catalogs_in_the_pages_language(query: str, title: str) -> None:
+    app = create_app({"TESTING": True, "SCOREBOARD_PIN": "1357"})
+    with app.test_request_context("/" + query):
+        app.preprocess_request()
+        said = render_template_string("{{ pgettext('scoreboard.labels', 'title') }}")
+    assert said == title
