@@ -19,6 +19,7 @@ from firmware_host.camera import CameraError, camera_from_spec
 from firmware_host.controller.config import TowerConfig
 from firmware_host.controller.controller import Controller
 from firmware_host.hub import GameHub, Journal, JournalError
+from firmware_host.league.publisher import TowerPublisher, cursor_beside
 from firmware_host.scoreboard.app import create_app
 from firmware_host.scoreboard.network import scoreboard_urls
 from firmware_host.scoreboard.server import BackgroundServer
@@ -123,6 +124,13 @@ def _open(config: TowerConfig, closers: list[Callable[[], None]], new_game: bool
     controller.bind_buttons()
     resumed = controller.resume_or_start(config.preset, config.players, config.knobs or None,
                                          new=new_game)
+    if config.league_broker is not None and config.league_tower is not None:
+        # One more subscriber of the hub: it only wakes its own thread, the game never waits.
+        publisher = TowerPublisher(hub, journal, config.league_broker, config.league_tower,
+                                   prefix=config.league_prefix,
+                                   cursor=cursor_beside(config.journal))
+        publisher.start()
+        closers.append(publisher.close)
     return TowerParts(config, camera, tower, journal, hub, controller, app, server, resumed,
                       list(closers))
 

@@ -11,7 +11,7 @@ are taken from the file's folder, so a tower folder can be moved whole. The comm
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from firmware_host.camera import SPEC_HELP, CameraError, camera_from_spec
 from firmware_host.catalogue import LANGUAGES
 from firmware_host.hub.journal import default_journal
+from firmware_host.league.broker import BrokerAddress
+from firmware_host.league.messages import check_name
 from firmware_host.rules import RuleError, new_game
 
 EXAMPLE_CONFIG = Path(__file__).with_name("tower.example.toml")
@@ -74,6 +76,15 @@ class _Reading(_Table):
     agree: int | None = Field(None, ge=1, le=10)
 
 
+class _League(_Table):
+    broker: str | None = None  # mqtt://HOST[:PORT] or mqtts://... (TLS)
+    tower: str | None = None  # this tower's name in the league (its topic, its broker user)
+    username: str | None = None  # default: the tower's name
+    password: str | None = None
+    ca_file: str | None = None  # TLS: the CA to trust (default: the system's)
+    prefix: str | None = Field(None, pattern=r"^[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$")
+
+
 class _File(_Table):
     """The whole file: every table it may hold."""
 
@@ -83,6 +94,7 @@ class _File(_Table):
     scoreboard: _Scoreboard = _Scoreboard()
     journal: _Journal = _Journal()
     reading: _Reading = _Reading()
+    league: _League = _League()
 
 
 # How a value of the wrong type is asked for, by pydantic's error type.
@@ -120,6 +132,10 @@ class TowerConfig:
     hold: float = 0.4
     agree: int = 2
     source: Path | None = None  # the file it was read from
+    # [league]: the broker this tower publishes its games to (None: no league), its name.
+    league_broker: BrokerAddress | None = None
+    league_tower: str | None = None
+    league_prefix: str = "dicetower"
 
 
 def load_config(path: str | Path) -> TowerConfig:
@@ -205,12 +221,33 @@ def config_from_dict(data: dict[str, Any], file: Path) -> TowerConfig:
         config.journal = _path(base, journal.path)
     if journal.max_images_mb is not None:
         config.max_images_mb = float(journal.max_images_mb)
+    _league(where, base, checked.league, config)
     reading = checked.reading
     if reading.hold is not None:
         config.hold = float(reading.hold)
     if reading.agree is not None:
         config.agree = reading.agree
     return config
+
+
+def _league(where: str, base: Path, league: _League, config: TowerConfig) -> None:
+    if league.broker is None:
+        return
+    if league.tower is None:
+        raise ConfigError(f"{where}: [league] tower is missing: the name of this tower in the "
+                          'league, e.g. tower = "bar-du-port-1"')
+    try:
+        config.league_tower = check_name(league.tower)
+        config.league_broker = BrokerAddress.parse(
+            league.broker, ca_file=str(_path(base, league.ca_file)) if league.ca_file else None)
+    except ValueError as err:
+        raise ConfigError(f"{where}: [league] {err}") from None
+    if league.username is not None or league.password is not None:
+        config.league_broker = replace(config.league_broker,
+                                       username=league.username or league.tower,
+                                       password=league.password)
+    if league.prefix is not None:
+        config.league_prefix = league.prefix
 
 
 def _first_error(where: str, exc: ValidationError, data: dict[str, Any]) -> str:
