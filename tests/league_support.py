@@ -17,7 +17,7 @@ from firmware_host.league.simtower import SimTower
 from firmware_host.league.standings import Scoring, standings
 
 # Reconnection is tried every second in the tests (a tower's default waits up to 30 s).
-FAST = (1.0, 1.0)
+FAST = (0.2, 1.0)
 # How long a test waits for the league to catch up before it looks (a bound, not a measure).
 PATIENCE = 30.0
 

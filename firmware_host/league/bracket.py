@@ -121,8 +121,8 @@ class TournamentDesk:
         client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
                              client_id="dicetower-league-desk", protocol=mqtt.MQTTv311)
         address.configure(client)
-        client.reconnect_delay_set(min_delay=max(1, round(reconnect[0])),
-                                   max_delay=max(1, round(reconnect[1])))
+        client.reconnect_delay_set(min_delay=max(0.1, reconnect[0]),
+                                   max_delay=max(0.1, reconnect[1]))
         self._client = client
         self._address = address
 

@@ -37,8 +37,8 @@ class LeagueListener:
         client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
                              clean_session=False, protocol=mqtt.MQTTv311)
         address.configure(client)
-        client.reconnect_delay_set(min_delay=max(1, round(reconnect[0])),
-                                   max_delay=max(1, round(reconnect[1])))
+        client.reconnect_delay_set(min_delay=max(0.1, reconnect[0]),
+                                   max_delay=max(0.1, reconnect[1]))
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message

@@ -79,8 +79,8 @@ class TowerPublisher:
         address.configure(client)
         client.will_set(status_topic(prefix, tower),
                         status_payload(tower, "offline", time.time()), qos=1, retain=True)
-        client.reconnect_delay_set(min_delay=max(1, round(reconnect[0])),
-                                   max_delay=max(1, round(reconnect[1])))
+        client.reconnect_delay_set(min_delay=max(0.1, reconnect[0]),
+                                   max_delay=max(0.1, reconnect[1]))
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
