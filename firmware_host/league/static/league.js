@@ -70,7 +70,9 @@
   }
 
   function renderTournament(view) {
-    if (!tournament || !view) return;
+    if (!tournament) return;
+    document.getElementById("tournament-card").hidden = !view;
+    if (!view) return;
     const rounds = el("div", {class: "bracket"});
     view.rounds.forEach((round, index) => {
       const list = el("ol", {"aria-label": t.round.replace("{number}", index + 1)});
