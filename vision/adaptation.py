@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 
 #: Pull towards the shipped layer, per weight, against the mean loss over the patches: a few
 #: dozen patches move the layer only as far as they agree.
-PULL = 0.02
+PULL = 0.2
 #: Gradient steps at most (L-BFGS): the problem is small and smooth.
 MAX_STEPS = 300
 
@@ -85,12 +85,14 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 
 
 def fit(features: np.ndarray, labels: np.ndarray, weights: np.ndarray, biases: np.ndarray,
-        *, model: str, pull: float = PULL, sample_weights: np.ndarray | None = None
+        *, model: str, pull: float | None = None, sample_weights: np.ndarray | None = None
         ) -> Adaptation:
     """The last layer refitted on ``features`` (N, F) of patches with ``labels`` (N, indices
     into `CLASSES`), starting from and pulled towards ``weights`` and ``biases``: the mean
     cross-entropy (each class weighing as much as the others, ``sample_weights`` within
-    them) plus ``pull`` times the squared distance to the original layer. Deterministic."""
+    them) plus ``pull`` (default PULL) times the squared distance to the original layer.
+    Deterministic."""
+    pull = PULL if pull is None else pull
     x = np.asarray(features, np.float64)
     y = np.asarray(labels, np.int64)
     w0, b0 = np.asarray(weights, np.float64), np.asarray(biases, np.float64)
@@ -102,14 +104,21 @@ def fit(features: np.ndarray, labels: np.ndarray, weights: np.ndarray, biases: n
     share = share / max(float(share.sum()), 1e-12)
     onehot = np.eye(k)[y]
     start = np.concatenate([w0.ravel(), b0])
+    # Only the rows of the classes shown move: a face no patch shows keeps its row, or it
+    # would be pushed down for every die (the seen faces' rows rising on these dice suffice).
+    # "No face" moves only when every face was shown: learnt against some faces only, it
+    # comes to mean the others (ivory dice showing 3, 4 and 6 made every 1, 2 and 5 a blank).
+    moves = (counts > 0).astype(np.float64)
+    moves[0] *= float(np.all(counts[1:] > 0))
 
     def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        w, b = theta[: k * f].reshape(k, f), theta[k * f:]
+        w = np.where(moves[:, None] > 0, theta[: k * f].reshape(k, f), w0)
+        b = np.where(moves > 0, theta[k * f:], b0)
         p = softmax(x @ w.T + b)
         value = -float(np.sum(share * np.log(np.maximum(p[np.arange(len(y)), y], 1e-12))))
         grad_logits = (p - onehot) * share[:, None]
-        dw = grad_logits.T @ x + 2 * pull * (w - w0)
-        db = grad_logits.sum(axis=0) + 2 * pull * (b - b0)
+        dw = (grad_logits.T @ x + 2 * pull * (w - w0)) * moves[:, None]
+        db = (grad_logits.sum(axis=0) + 2 * pull * (b - b0)) * moves
         value += pull * (float(np.sum((w - w0) ** 2)) + float(np.sum((b - b0) ** 2)))
         return value, np.concatenate([dw.ravel(), db])
 
@@ -118,7 +127,8 @@ def fit(features: np.ndarray, labels: np.ndarray, weights: np.ndarray, biases: n
                          options={"maxiter": MAX_STEPS}).x
     else:
         theta = start
-    return Adaptation(model, theta[: k * f].reshape(k, f), theta[k * f:],
+    weights_out = np.where(moves[:, None] > 0, theta[: k * f].reshape(k, f), w0)
+    return Adaptation(model, weights_out, np.where(moves > 0, theta[k * f:], b0),
                       tuple(int(n) for n in counts))
 
 
