@@ -123,8 +123,7 @@ def _run(args: argparse.Namespace) -> int:
             tower.start()
             for _ in range(warm.randrange(WARM_UP)):
                 tower.step()
-        _wait_for(lambda: runner.store.counts() == {
-            t.name: t.journal.last_action_id() for t in towers}, 120)
+        _wait_for(lambda: runner.store.counts() == _journals(towers), 120)
         throws: dict[tuple[str, int], float] = {}
         for tower in towers:
             tower.hub.subscribe(_note_throws(tower, throws))
@@ -156,7 +155,7 @@ def _run(args: argparse.Namespace) -> int:
             progress.close()
         if restarting is not None:
             restarting.join()
-        journals = {t.name: t.journal.last_action_id() for t in towers}
+        journals = _journals(towers)
         _wait_for(lambda: runner.store.counts() == journals
                   and set(throws) <= set(page.seen), 60)
         counts = runner.store.counts()
@@ -199,6 +198,11 @@ def _run(args: argparse.Namespace) -> int:
         print(f"  lost {result['lost']}, doubled {result['doubled']} (deliveries again, "
               f"ignored: {redelivered}); standings {'match' if standings_match else 'DIFFER'}")
     return 0 if result["lost"] == 0 and result["doubled"] == 0 else 1
+
+
+def _journals(towers: list[Any]) -> dict[str, int]:
+    """Actions journaled per tower (a tower that has not played yet is not at the league)."""
+    return {t.name: n for t in towers if (n := t.journal.last_action_id())}
 
 
 def _wait_for(condition: Any, timeout: float) -> None:
