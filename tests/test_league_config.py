@@ -66,3 +66,20 @@ def test_demo_with_a_league(capsys) -> None:
     assert code == 0 and summary["complete"] and summary["games"] >= 2
     assert summary["at_league"] == summary["actions"] > 0
     assert "Mosquitto" in summary["broker"]
+
+
+def test_demo_with_the_embedded_broker(tmp_path) -> None:
+    pytest.importorskip("amqtt", reason="the embedded broker is the league-broker extra")
+    import threading
+
+    from firmware_host.league.demo import LeagueDemo, LeagueDemoOptions
+
+    demo = LeagueDemo(LeagueDemoOptions(tables=2, pace=0, games=2, folder=tmp_path, port=0,
+                                        embedded=True), lambda line: None)
+    demo.start()
+    try:
+        summary = demo.run(threading.Event())
+    finally:
+        demo.close()
+    assert summary["complete"] and summary["games"] >= 2
+    assert summary["broker"].startswith("the embedded broker")

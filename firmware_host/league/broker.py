@@ -4,16 +4,20 @@ and the tests.
 `BrokerAddress` is what a tower's ``[league] broker`` key and ``dicetower league serve
 --broker`` take: ``mqtt://[USER[:PASSWORD]@]HOST[:PORT]`` (1883 by default) or ``mqtts://``
 for TLS (8883). `LocalBroker` runs Debian's ``mosquitto`` on a free port of this machine, with
-persistence, so that it can be stopped and started again without losing a session.
+persistence, so that it can be stopped and started again without losing a session;
+`EmbeddedBroker` is a broker inside this process (amqtt) for a demo where Mosquitto is not
+installed.
 """
 
 from __future__ import annotations
 
 import contextlib
 import getpass
+import logging
 import shutil
 import socket
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -153,6 +157,77 @@ class LocalBroker:
             process.stderr.close()
 
     def __enter__(self) -> LocalBroker:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class EmbeddedBroker:
+    """An MQTT broker inside this process (amqtt, the optional ``league-broker`` extra), for
+    the demo on a machine without Mosquitto: same face as `LocalBroker`, nothing kept on disk
+    (a restart of the process forgets its sessions)."""
+
+    def __init__(self, port: int = 0) -> None:
+        # Loaded late: an optional dependency, only for a demo without Mosquitto.
+        import amqtt.broker  # noqa: F401 - ImportError here says the extra is missing
+
+        self.port = port or free_port()
+        self._loop: Any = None
+        self._broker: Any = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def address(self) -> BrokerAddress:
+        return BrokerAddress(host="127.0.0.1", port=self.port)
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self, timeout: float = 10.0) -> None:
+        import asyncio
+
+        from amqtt.broker import Broker
+
+        logging.getLogger("amqtt").setLevel(logging.WARNING)  # it says every packet at INFO
+        config = {"listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{self.port}"}},
+                  "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin":
+                              {"allow_anonymous": True}}}
+        self._loop = asyncio.new_event_loop()
+        started = threading.Event()
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            asyncio.set_event_loop(self._loop)
+            try:
+                self._broker = Broker(config, loop=self._loop)
+                self._loop.run_until_complete(self._broker.start())
+            except Exception as exc:  # told to the caller of start
+                failure.append(exc)
+                started.set()
+                return
+            started.set()
+            self._loop.run_forever()
+
+        self._thread = threading.Thread(target=run, name="embedded-broker", daemon=True)
+        self._thread.start()
+        if not started.wait(timeout) or failure:
+            raise RuntimeError(f"the embedded broker did not start: {failure[:1]}")
+
+    def stop(self) -> None:
+        import asyncio
+
+        if not self.running:
+            return
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(self._broker.shutdown(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        assert self._thread is not None
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> EmbeddedBroker:
         self.start()
         return self
 

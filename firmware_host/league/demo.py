@@ -2,10 +2,11 @@
 
 Each table is a `SimTower` (the real hub, journal and publisher; players chosen by the
 simulation's policies, no camera) publishing to a Mosquitto started for the demo on a free
-port (the one found on the PATH), or to the broker given. The league listens, keeps its
-file, and serves its board; a table between two games takes the league's offer of a
-tournament match when there is one (as its game master would with one tap), else starts a
-game of three players drawn from a pool, so the same players meet at several tables.
+port (the one found on the PATH, else a broker embedded in the process, amqtt), or to the
+broker given. The league listens, keeps its file, and serves its board; a table between two
+games takes the league's offer of a tournament match when there is one (as its game master
+would with one tap), else starts a game of three players drawn from a pool, so the same
+players meet at several tables.
 """
 
 from __future__ import annotations
@@ -18,7 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from firmware_host.league.broker import BrokerAddress, LocalBroker, find_mosquitto
+from firmware_host.league.broker import (
+    BrokerAddress,
+    EmbeddedBroker,
+    LocalBroker,
+    find_mosquitto,
+)
 from firmware_host.league.runner import LeagueOptions, LeagueRunner
 from firmware_host.league.simtower import SimTower
 
@@ -36,6 +42,7 @@ class LeagueDemoOptions:
     port: int = 8000
     pin: str | None = None
     broker: BrokerAddress | None = None  # None: start a Mosquitto for the demo
+    embedded: bool = False  # the embedded broker even where Mosquitto is installed
 
 
 class LeagueDemo:
@@ -44,15 +51,23 @@ class LeagueDemo:
     def __init__(self, options: LeagueDemoOptions, say: Callable[[str], None]) -> None:
         self.options = options
         self.say = say
-        self.broker: LocalBroker | None = None
+        self.broker: LocalBroker | EmbeddedBroker | None = None
         if options.broker is None:
-            program = find_mosquitto()
-            if program is None:
-                raise FileNotFoundError("no Mosquitto on this machine (Debian: apt-get install "
-                                        "mosquitto), and no --broker given")
-            self.broker = LocalBroker(options.folder / "broker", program=program)
+            program = None if options.embedded else find_mosquitto()
+            if program is not None:
+                self.broker = LocalBroker(options.folder / "broker", program=program)
+                self.broker_note = f"Mosquitto ({program}) on {self.broker.address.url()}"
+            else:
+                try:
+                    self.broker = EmbeddedBroker()
+                except ImportError:
+                    raise FileNotFoundError(
+                        "no Mosquitto on this machine (Debian: apt-get install mosquitto) "
+                        "nor the embedded broker (pip install 'dicetower[league-broker]'), "
+                        "and no --broker given") from None
+                self.broker_note = (f"the embedded broker (amqtt, no Mosquitto found) on "
+                                    f"{self.broker.address.url()}")
             address = self.broker.address
-            self.broker_note = f"Mosquitto ({program}) on {address.url()}"
         else:
             address = options.broker
             self.broker_note = f"the broker at {address.url()}"
