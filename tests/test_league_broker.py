@@ -192,3 +192,64 @@ def test_a_tower_speaking_for_another_and_garbage_are_refused(tmp_path, broker, 
     assert any("claims tower" in reason for reason in store.refused)
     client.loop_stop()
     tower.close()
+
+
+def test_a_broker_that_forgot_everything_loses_nothing(tmp_path) -> None:
+    """Without persistence a restarted broker forgets the league's session: what the towers
+    publish before the league is back is lost for it. The league sees the hole (an action
+    whose predecessor it lacks) and asks the tower for its journal again."""
+    from firmware_host.league.broker import LocalBroker, find_mosquitto
+
+    if find_mosquitto() is None:
+        pytest.skip("mosquitto is not installed: `make broker`")
+    forgetful = LocalBroker(tmp_path / "forgetful", persistence=False)
+    forgetful.start()
+    store = LeagueStore(tmp_path / "league.sqlite3")
+    listener = LeagueListener(store, forgetful.address, reconnect=FAST)
+    listener.start()
+    assert listener.wait_connected(10)
+    towers = _towers(tmp_path, forgetful.address, 2)
+    _steps(towers, 20)
+    assert wait_until(lambda: _caught_up(store, towers))
+    listener.close()
+    forgetful.stop()
+    _steps(towers, 30)
+    forgetful.start()
+    # The towers hand everything to the new broker while no league listens: gone.
+    assert wait_until(lambda: all(t.publisher.pending() == 0 for t in towers))
+    assert store.counts() != journal_counts(towers)
+    listener = LeagueListener(store, forgetful.address, reconnect=FAST)
+    listener.start()
+    assert listener.wait_connected(10)
+    for tower in towers:
+        while tower.playing:
+            tower.step()
+    assert wait_until(lambda: _caught_up(store, towers))
+    assert listener.taken["held"] > 0
+    assert store.standings() == expected_standings(towers)
+    assert all(table["gaps"] == 0 for table in store.tables())
+    for tower in towers:
+        tower.close()
+    listener.close()
+    store.close()
+    forgetful.stop()
+
+
+def test_a_new_league_file_is_filled_from_the_towers_journals(tmp_path, broker) -> None:  # noqa: F811
+    towers = _towers(tmp_path, broker.address, 2)
+    for tower in towers:
+        tower.play_game()
+    assert wait_until(lambda: all(t.publisher.pending() == 0 for t in towers))
+    store = LeagueStore(tmp_path / "new-league.sqlite3")  # no league listened until now
+    listener = LeagueListener(store, broker.address, reconnect=FAST)
+    listener.start()
+    assert listener.wait_connected(10)
+    for tower in towers:
+        tower.play_game()
+    assert wait_until(lambda: _caught_up(store, towers))
+    assert store.standings() == expected_standings(towers)
+    assert sum(g["state"] == "over" for g in store.games()) == 4
+    for tower in towers:
+        tower.close()
+    listener.close()
+    store.close()

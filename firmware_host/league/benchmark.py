@@ -31,7 +31,7 @@ from firmware_host.figures import p95
 
 WARM_UP = 160  # inputs played at most at each table before the clock starts
 RESTART_MARGIN = 5.0  # seconds after the broker is back during which throws count as "restart"
-RECONNECT = (0.25, 2.0)  # seconds between attempts to reach the broker (a tower: 1 to 30)
+RECONNECT = (0.1, 0.5)  # seconds between attempts to reach the broker (a tower: 1 to 30)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -91,7 +91,8 @@ class LocalBroker:
     `stop` and `start` again keep the port and the sessions (Mosquitto saves them when it
     stops), as a broker restarted in the middle of a bar night would."""
 
-    def __init__(self, folder: Path, *, program: str | None = None, port: int = 0) -> None:
+    def __init__(self, folder: Path, *, program: str | None = None, port: int = 0,
+                 persistence: bool = True) -> None:
         program = program or find_mosquitto()
         if program is None:
             raise FileNotFoundError("mosquitto is not installed (Debian: apt-get install "
@@ -106,7 +107,7 @@ class LocalBroker:
         self.config.write_text(
             f"listener {self.port} 127.0.0.1\n"
             "allow_anonymous true\n"
-            "persistence true\n"
+            f"persistence {'true' if persistence else 'false'}\n"
             f"persistence_location {self.folder}/\n"
             "max_queued_messages 0\n"
             "log_dest none\n"

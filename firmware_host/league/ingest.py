@@ -4,22 +4,34 @@
 the league is away) to every tower's actions and status. Each message is checked
 (`messages.parse`: JSON of our shape, the tower of the payload the tower of the topic) and
 taken by the `LeagueStore`, which keeps each journal action id once; a refused one is only
-noted, never half-taken.
+noted, never half-taken. When the store holds an action whose predecessor it lacks (a broker
+that lost its sessions, a league file started anew), the tower is asked to publish its journal
+again from the first one missing (``PREFIX/towers/NAME/resend``).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
+import time
 from typing import Any
 
 import paho.mqtt.client as mqtt
 
 from firmware_host.league.broker import BrokerAddress
-from firmware_host.league.messages import DEFAULT_PREFIX, MessageError, parse, subscriptions
+from firmware_host.league.messages import (
+    DEFAULT_PREFIX,
+    MessageError,
+    parse,
+    resend_topic,
+    subscriptions,
+)
 from firmware_host.league.store import LeagueStore
 
 log = logging.getLogger(__name__)
+
+RESEND_EVERY = 1.0  # seconds between two requests to one tower to publish again
 
 
 class LeagueListener:
@@ -31,8 +43,9 @@ class LeagueListener:
         self.store = store
         self.address = address
         self.prefix = prefix
-        self.taken: dict[str, int] = {"new": 0, "late": 0, "duplicate": 0, "status": 0,
-                                      "refused": 0}
+        self.taken: dict[str, int] = {"new": 0, "late": 0, "held": 0, "duplicate": 0,
+                                      "status": 0, "refused": 0}
+        self.asked: dict[str, float] = {}  # tower -> when it was last asked to resend
         self._connected = threading.Event()
         client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
                              clean_session=False, protocol=mqtt.MQTTv311)
@@ -88,3 +101,16 @@ class LeagueListener:
             self.store.refuse(f"{message.topic}: not taken ({exc})")
             return
         self.taken[outcome] += 1
+        if outcome == "held":
+            self._ask_again(parsed.tower)
+
+    def _ask_again(self, tower: str) -> None:
+        """Ask ``tower`` for what the league lacks, at most once a second (what it sends
+        back fills the hole at once; a second request meanwhile would only double it)."""
+        now = time.monotonic()
+        start = self.store.missing_from(tower)
+        if start is None or now - self.asked.get(tower, -RESEND_EVERY) < RESEND_EVERY:
+            return
+        self.asked[tower] = now
+        self._client.publish(resend_topic(self.prefix, tower),
+                             json.dumps({"v": 1, "from": start}).encode(), qos=1)

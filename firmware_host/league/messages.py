@@ -14,6 +14,9 @@ Topics (``PREFIX`` is ``dicetower`` unless configured):
   "at": T}`` with S one of `STATUSES`; the broker publishes the last will (``offline``) when
   the tower drops without saying goodbye.
 
+The league may ask a tower for its actions again (``PREFIX/towers/NAME/resend``) and offer it
+a tournament match (``PREFIX/towers/NAME/proposal``, retained).
+
 A payload that is not JSON, not of this shape, or that names another tower than its topic is
 refused (`MessageError`), never half-taken.
 """
@@ -84,6 +87,13 @@ def status_topic(prefix: str, tower: str) -> str:
 def proposal_topic(prefix: str, tower: str) -> str:
     """Where the league offers a tower its next tournament match (retained; empty: none)."""
     return f"{prefix}/towers/{tower}/proposal"
+
+
+def resend_topic(prefix: str, tower: str) -> str:
+    """Where the league asks a tower to publish its journal again from an action id on
+    (``{"v": 1, "from": ID}``): actions it lacks, lost by a broker that lost its sessions, or
+    a league file started anew."""
+    return f"{prefix}/towers/{tower}/resend"
 
 
 def subscriptions(prefix: str) -> list[str]:

@@ -10,6 +10,9 @@ out in order when the link returns; after a restart of the tower, publishing goe
 the cursor. A message that was sent but not yet acknowledged when the link dropped is sent
 again; the league takes each journal action id once, so a second delivery changes nothing.
 
+When the league lacks some (its broker lost them), it asks: the tower publishes its journal
+again from the id asked for (``PREFIX/towers/NAME/resend``).
+
 The tower's status (online, idle, playing, camera_fault) is published retained, with a last
 will that the broker publishes (``offline``) when the tower drops without a goodbye.
 """
@@ -36,6 +39,7 @@ from firmware_host.league.messages import (
     actions_topic,
     check_name,
     proposal_topic,
+    resend_topic,
     status_payload,
     status_topic,
 )
@@ -66,6 +70,7 @@ class TowerPublisher:
         self._sent = self.acked  # the last action id handed to paho
         self._mids: dict[int, int] = {}  # paho message id -> journal action id
         self._acks: queue.SimpleQueue[int] = queue.SimpleQueue()
+        self._rewinds: queue.SimpleQueue[int] = queue.SimpleQueue()  # the league's requests
         self._done: set[int] = set()  # acknowledged ids above the contiguous cursor
         self._in_flight: list[int] = []  # action ids handed over, oldest first
         self._wake = threading.Event()
@@ -138,7 +143,8 @@ class TowerPublisher:
             log.warning("league broker %s refused tower %s: %s", self.address.url(),
                         self.tower, reason)
             return
-        client.subscribe(proposal_topic(self.prefix, self.tower), qos=1)
+        client.subscribe([(proposal_topic(self.prefix, self.tower), 1),
+                          (resend_topic(self.prefix, self.tower), 1)])
         self._connected.set()
         self._status_sent = None  # say it again: the broker may have lost it
         self._wake.set()
@@ -154,6 +160,9 @@ class TowerPublisher:
         self._wake.set()
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+        if message.topic == resend_topic(self.prefix, self.tower):
+            self._resend_request(message.payload)
+            return
         # The league's offer of a tournament match (empty: withdrawn); anything else is
         # ignored: the tower's game is started only by its game master.
         try:
@@ -164,6 +173,15 @@ class TowerPublisher:
         except (ValueError, AttributeError):
             offer = None
         self.proposal = offer
+
+    def _resend_request(self, payload: bytes) -> None:
+        try:
+            start = json.loads(payload)["from"]
+        except (ValueError, TypeError, KeyError):
+            return
+        if isinstance(start, int) and not isinstance(start, bool) and start >= 1:
+            self._rewinds.put(start)
+            self._wake.set()
 
     def start_proposal(self) -> dict[str, Any]:
         """The game master's one tap: start the match the league offers; its view.
@@ -182,6 +200,7 @@ class TowerPublisher:
             self._wake.clear()
             try:
                 self._drain_acks()
+                self._rewind()
                 if not self._connected.is_set():
                     continue
                 if time.monotonic() >= next_status:
@@ -213,6 +232,17 @@ class TowerPublisher:
         if len(actions) == room:
             self._wake.set()  # more waiting: go on once acknowledgements make room
 
+    def _rewind(self) -> None:
+        """Publish again from the earliest action the league asked for."""
+        starts = []
+        while True:
+            try:
+                starts.append(self._rewinds.get_nowait())
+            except queue.Empty:
+                break
+        if starts:
+            self._sent = min(self._sent, min(starts) - 1)
+
     def _drain_acks(self) -> None:
         moved = False
         while True:
@@ -226,7 +256,8 @@ class TowerPublisher:
             self._done.add(action_id)
             while self._in_flight and self._in_flight[0] in self._done:
                 self._done.discard(self._in_flight[0])
-                self.acked = self._in_flight.pop(0)
+                # max: an action published again was acknowledged once already.
+                self.acked = max(self.acked, self._in_flight.pop(0))
                 moved = True
         if moved:
             _write_cursor(self._cursor_file, self.acked)

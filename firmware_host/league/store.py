@@ -74,6 +74,9 @@ class _Table:
         self.last = 0  # the last action id applied
         self.start = 0  # the id of the current game's new_game (0: none yet)
         self.throw_at: float | None = None  # when its last accepted throw was made
+        # The lowest action id taken but not yet applied (late, or after a missing one):
+        # the game is replayed from there once nothing is missing.
+        self.held: int | None = None
 
 
 class LeagueStore:
@@ -92,11 +95,15 @@ class LeagueStore:
         self._db = _open(self.path)
         for (tower,) in self._db.execute("SELECT DISTINCT tower FROM actions").fetchall():
             self._replay(tower, 0)
+            if self.missing_from(tower) is not None:
+                self._tables[tower].held = 1  # holes left: wait for them (see `take`)
 
     # ------------------------------------------------------------------ taking messages in
 
     def take(self, kind: str, message: ActionMessage | StatusMessage) -> str:
-        """Take one checked message; return ``new``, ``duplicate``, ``late`` or ``status``."""
+        """Take one checked message; return ``new`` (applied), ``duplicate`` (already held),
+        ``late`` (a missing one: the tower's game replayed), ``held`` (kept until the
+        missing ones before it come: ask for them, `missing_from`) or ``status``."""
         with self._changed:
             if isinstance(message, StatusMessage):
                 self._db.execute(
@@ -120,15 +127,38 @@ class LeagueStore:
             return "duplicate"
         self._db.execute("INSERT OR IGNORE INTO towers (name, seen) VALUES (?, ?)",
                          (message.tower, time.time()))
-        table = self._tables.setdefault(message.tower, _Table())
-        if message.id > table.last:
-            self._apply(message.tower, table, message.id, body)
+        tower = message.tower
+        table = self._tables.setdefault(tower, _Table())
+        follows = message.prev == 0 or self._db.execute(
+            "SELECT 1 FROM actions WHERE tower = ? AND id = ?", (tower, message.prev)
+        ).fetchone() is not None
+        if table.held is None and message.id > table.last and follows:
+            self._apply(tower, table, message.id, body)  # the usual case: the next one
             outcome = "new"
         else:
-            self._replay(message.tower, message.id)
-            outcome = "late"
+            # Late, or after a missing one: the game is replayed once nothing is missing.
+            table.held = min(message.id, table.held or message.id)
+            if self.missing_from(tower) is None:
+                self._replay(tower, table.held)
+                outcome = "late"
+            else:
+                outcome = "held"
         self._bump()
         return outcome
+
+    def missing_from(self, tower: str) -> int | None:
+        """The first action id of ``tower`` the league lacks before one it holds (what to
+        ask the tower to publish again from), or None when nothing is missing."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT min(a.prev) FROM actions a WHERE a.tower = ? AND a.prev > 0 AND NOT "
+                "EXISTS (SELECT 1 FROM actions b WHERE b.tower = a.tower AND b.id = a.prev)",
+                (tower,)).fetchone()
+            if row is None or row[0] is None:
+                return None
+            below = self._db.execute("SELECT max(id) FROM actions WHERE tower = ? AND id < ?",
+                                     (tower, row[0])).fetchone()
+        return int(below[0] or 0) + 1
 
     def refuse(self, reason: str) -> None:
         """Note a refused message (shown to the game master, kept short)."""
