@@ -62,7 +62,9 @@ def test_a_name_cannot_break_out_of_the_page(tmp_path) -> None:
 
 def test_join_and_merge_behind_the_pin(store) -> None:
     client = create_app(store, {"LEAGUE_PIN": "1234"}).test_client()
-    token = _csrf(client.get("/join").data)
+    page = client.get("/join").data
+    assert b'<svg' in page and b'class="qr"' in page  # the QR code to print for the tables
+    token = _csrf(page)
     client.post("/join", data={"csrf": token, "name": "  Benoît "})
     assert store.player("benoit")["name"] == "Benoît"
     assert client.post("/admin/merge", data={"csrf": token, "source": "Ben",

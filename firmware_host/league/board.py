@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+import segno
 from flask import (
     Blueprint,
     Flask,
@@ -216,7 +217,10 @@ def join() -> Response:
             joined = " ".join(name.split())
         except ValueError:
             joined = None
-    return _page("join.html", joined=joined)
+    # The QR code of this page, to print for the tables: a player scans it and picks a name.
+    qr = segno.make(request.base_url, error="m").svg_inline(
+        scale=4, border=2, dark="#111", light="#fff", svgclass="qr")
+    return _page("join.html", joined=joined, qr=qr)
 
 
 @board.route("/admin", methods=["GET", "POST"])
