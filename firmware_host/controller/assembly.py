@@ -104,11 +104,17 @@ def _open(config: TowerConfig, closers: list[Callable[[], None]], new_game: bool
     controller = Controller(camera, tower, hub, journal, profile=profile, hold=config.hold,
                             agree=config.agree, heartbeat=heartbeat, tray=tray)
     closers.append(controller.close)
+    publisher = None
+    if config.league_broker is not None and config.league_tower is not None:
+        # One more subscriber of the hub: it only wakes its own thread, the game never waits.
+        publisher = TowerPublisher(hub, journal, config.league_broker, config.league_tower,
+                                   prefix=config.league_prefix,
+                                   cursor=cursor_beside(config.journal))
     urls = scoreboard_urls(config.host, config.port)
     app = create_app({"SCOREBOARD_PIN": config.pin, "SCOREBOARD_LANG": config.lang,
                       "SCOREBOARD_ODDS": config.odds, "SCOREBOARD_PUBLIC_URL": urls[0],
                       "CALIBRATION_PROFILE": config.profile},
-                     hub=hub, tower=controller)
+                     hub=hub, tower=controller, league=publisher)
     try:
         server = BackgroundServer(app, config.host, config.port)
     except OSError as err:
@@ -124,11 +130,7 @@ def _open(config: TowerConfig, closers: list[Callable[[], None]], new_game: bool
     controller.bind_buttons()
     resumed = controller.resume_or_start(config.preset, config.players, config.knobs or None,
                                          new=new_game)
-    if config.league_broker is not None and config.league_tower is not None:
-        # One more subscriber of the hub: it only wakes its own thread, the game never waits.
-        publisher = TowerPublisher(hub, journal, config.league_broker, config.league_tower,
-                                   prefix=config.league_prefix,
-                                   cursor=cursor_beside(config.journal))
+    if publisher is not None:
         publisher.start()
         closers.append(publisher.close)
     return TowerParts(config, camera, tower, journal, hub, controller, app, server, resumed,

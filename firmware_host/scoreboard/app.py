@@ -14,7 +14,7 @@ from typing import Any
 from flask import Flask, Response
 
 from firmware_host.hub import GameHub
-from firmware_host.hub.ports import HubAccess, TowerActions
+from firmware_host.hub.ports import HubAccess, LeagueSeat, TowerActions
 from firmware_host.scoreboard.admin import admin
 from firmware_host.scoreboard.api import api
 from firmware_host.scoreboard.auth import FailureLimiter, check_pin, generate_pin
@@ -57,12 +57,14 @@ def create_app(
     hub: HubAccess | None = None,
     *,
     tower: TowerActions | None = None,
+    league: LeagueSeat | None = None,
 ) -> Flask:
     """Build the scoreboard application around `hub` (a new, empty `GameHub` by default).
 
     `config` overrides `DEFAULTS` and Flask's own settings (``SECRET_KEY``, ``TESTING``...).
     `tower` is the running tower, if any: without one (``dicetower serve`` alone) the
-    game master's tower actions answer 409.
+    game master's tower actions answer 409. `league`: the tower's seat in a league (the match
+    the league offers it), if it is in one.
     Raises ValueError for a ``SCOREBOARD_PIN`` that is not a PIN (see `auth.check_pin`) and
     for a ``SCOREBOARD_ODDS`` that is not one of `odds.ODDS_MODES`.
     """
@@ -85,6 +87,7 @@ def create_app(
     app.extensions["dicetower.hub"] = hub if hub is not None else GameHub()
     _attach_odds(app, app.extensions["dicetower.hub"])
     app.extensions["dicetower.tower"] = tower
+    app.extensions["dicetower.league_seat"] = league
     app.extensions["dicetower.limiter"] = FailureLimiter(
         int(app.config["LOGIN_MAX_FAILURES"]),
         float(app.config["LOGIN_WINDOW"]),
