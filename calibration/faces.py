@@ -3,8 +3,8 @@
 With values (a labels file, the installer at the terminal, the simulated tray's truth), step 3
 learns the face network's last layer for these dice (`calibration.adapt`), and step 4 reads
 every throw with values with and without it, each throw with the layer learnt from the others
-(`cross_judge`): it is kept only where it reads them better (more dice right, and no smaller a
-share of the values given right), then learnt from every throw; the run says so.
+(`cross_judge`): it is kept only where it reads them better (more dice right, a wrong value
+weighing as three), then learnt from every throw; the run says so.
 
 The installer gives values at the terminal (`ask_values`): the reading is shown die by die,
 left to right, and Enter confirms it, or the values are typed in that order (``-`` for what
@@ -20,11 +20,15 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from calibration import adapt
-from calibration.agreement import die_side
+from calibration.agreement import MISS_COST, OVER_COST, die_side
 from calibration.labels import Labelled
 from vision import Die, Profile, read_dice
 
 MATCH = 0.6  # x die side: a read die this near a labelled one is that die
+# A wrong value costs as much as this many dice left unread, as in the count's agreement
+# (`calibration.agreement`: a value beyond the dice thrown 3, a die missed 1). A few throws
+# hold a few dozen dice: asking that not one more be wrong would refuse on one die's chance.
+WRONG_COST = OVER_COST / MISS_COST
 
 
 @dataclass(frozen=True)
@@ -46,9 +50,9 @@ class Tally:
         return (self.dice, self.correct, self.wrong, self.unsure, self.missed, self.extra)
 
     @property
-    def given(self) -> int:
-        """Values given: right, wrong, or where no die was."""
-        return self.correct + self.wrong + self.extra
+    def score(self) -> float:
+        """Dice right, less WRONG_COST for each value wrong or given where no die was."""
+        return self.correct - WRONG_COST * (self.wrong + self.extra)
 
     def __str__(self) -> str:
         return (f"{self.correct} of {self.dice} right, {self.wrong + self.extra} wrong, "
@@ -84,10 +88,9 @@ class Judgement:
 
     @property
     def kept(self) -> bool:
-        """Only what helps is kept: more dice right, and of the values given, no smaller a
-        share right (precision never lower)."""
-        w, wo = self.with_it, self.without
-        return w.correct > wo.correct and w.correct * wo.given >= wo.correct * w.given
+        """Only what helps is kept: more dice right, a wrong value (or one where no die is)
+        weighing as WRONG_COST dice left unread."""
+        return self.with_it.score > self.without.score
 
 
 def cross_judge(images: Sequence[np.ndarray], labelled: Sequence[Sequence[Labelled]],

@@ -45,11 +45,15 @@ def test_refit_moves_a_reading_the_right_way() -> None:
     assert (before.argmax(axis=1) == 5).mean() > 0.8
     learnt = fit(train, np.full(20, 3), weights, biases, model="m")
     after = softmax(learnt.logits(fresh))
-    assert (after.argmax(axis=1) == 3).mean() > 0.9
-    assert after[:, 3].mean() > before[:, 3].mean() + 0.5
+    assert after[:, 3].mean() > before[:, 3].mean() + 0.3
+    assert (after.argmax(axis=1) == 3).mean() > (before.argmax(axis=1) == 3).mean() + 0.3
     unseen = [k for k in range(7) if k != 3]
     np.testing.assert_array_equal(learnt.weights[unseen], weights[unseen])
     assert learnt.patches == (0, 0, 0, 20, 0, 0, 0)
+    # The pull towards the shipped layer is what holds it: weaker, the patches take it over.
+    loose = softmax(fit(train, np.full(20, 3), weights, biases, model="m", pull=0.002)
+                    .logits(fresh))
+    assert (loose.argmax(axis=1) == 3).mean() > 0.9
 
 
 def test_an_adaptation_of_another_model_is_ignored_with_one_line(
