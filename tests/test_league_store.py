@@ -117,3 +117,18 @@ def test_broker_addresses() -> None:
     for wrong in ("http://x", "mqtt://:1883", "mqtt://x:99999"):
         with pytest.raises(ValueError):
             BrokerAddress.parse(wrong)
+
+
+def test_a_hole_is_held_shown_and_filled(tmp_path) -> None:
+    actions = _game_actions(6, ["Ana", "Ben"])
+    whole = LeagueStore(tmp_path / "whole.sqlite3")
+    _feed(whole, "t1", actions)
+    store = LeagueStore(tmp_path / "holed.sqlite3")
+    outcomes = _feed(store, "t1", actions[:10] + actions[15:])
+    assert outcomes[10:] == ["held"] * (len(actions) - 15)
+    assert store.missing_from("t1") == 11 and store.tables()[0]["gaps"] == 1
+    assert store.standings() == []  # nothing counted from a game with a hole
+    assert _feed(store, "t1", actions[10:15])[-1] == "late"
+    assert store.missing_from("t1") is None and store.tables()[0]["gaps"] == 0
+    assert store.standings() == whole.standings() != []
+    assert store.tables()[0]["game"] == whole.tables()[0]["game"]

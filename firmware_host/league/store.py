@@ -264,10 +264,12 @@ class LeagueStore:
         with self._lock:
             rows = self._db.execute("SELECT name, status, status_at, seen FROM towers "
                                     "ORDER BY name").fetchall()
-            gaps = dict(self._db.execute(
-                "SELECT a.tower, count(*) FROM actions a WHERE a.prev > 0 AND NOT EXISTS "
-                "(SELECT 1 FROM actions b WHERE b.tower = a.tower AND b.id = a.prev) "
-                "GROUP BY a.tower").fetchall())
+            # Only a table holding actions back can lack some: the others cost no query.
+            gaps = {name: self._db.execute(
+                "SELECT count(*) FROM actions a WHERE a.tower = ? AND a.prev > 0 AND NOT "
+                "EXISTS (SELECT 1 FROM actions b WHERE b.tower = a.tower AND b.id = a.prev)",
+                (name,)).fetchone()[0]
+                for name, table in self._tables.items() if table.held is not None}
             result = []
             for name, status, status_at, seen in rows:
                 table = self._tables.get(name)
