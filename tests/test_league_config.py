@@ -18,7 +18,9 @@ TOWER = Path("/bar/tower.toml")
 def test_a_tower_in_a_league() -> None:
     config = config_from_dict({"league": {"broker": "mqtts://league.example:8883",
                                           "tower": "bar-1", "password": "pw",
-                                          "ca_file": "ca.pem"}}, TOWER)
+                                          "ca_file": "ca.pem",
+                                          "board": "http://league.local:8100/"}}, TOWER)
+    assert config.league_board == "http://league.local:8100/"
     assert config.league_tower == "bar-1"
     broker = config.league_broker
     assert broker is not None and broker.tls and broker.port == 8883
@@ -31,6 +33,8 @@ def test_a_tower_in_a_league() -> None:
     ({"broker": "http://x", "tower": "a"}, "mqtt://HOST"),
     ({"broker": "mqtt://x", "tower": "a/b"}, "not a tower name"),
     ({"brokr": "mqtt://x"}, "unknown key 'brokr' in [league]"),
+    ({"broker": "mqtt://x", "tower": "a", "board": "league.local"}, "board must be"),
+    ({"broker": "mqtt://x", "tower": "a", "prefix": "a/#"}, "prefix must be"),
 ])
 def test_league_keys_refused_in_one_line(league, fix) -> None:
     with pytest.raises(ConfigError) as refused:

@@ -68,3 +68,13 @@ def test_the_tap_starts_the_match_the_league_offered(tmp_path: Path, broker) -> 
     assert wait_until(lambda: "r1-0" in runner.desk.current().links)
     tower.close()
     runner.close()
+
+
+def test_the_towers_page_carries_the_leagues_qr_code() -> None:
+    app = create_app({"SCOREBOARD_PIN": PIN,
+                      "SCOREBOARD_LEAGUE_URL": "http://league.local:8100/"}, GameHub())
+    page = app.test_client().get("/?lang=fr").data.decode()
+    assert 'id="league-card"' in page and "http://league.local:8100/join" in page
+    assert page.count("<svg") == 2  # the tower's own QR code and the league's
+    alone = create_app({"SCOREBOARD_PIN": PIN}, GameHub()).test_client().get("/").data
+    assert b'id="league-card"' not in alone

@@ -113,7 +113,8 @@ def _open(config: TowerConfig, closers: list[Callable[[], None]], new_game: bool
     urls = scoreboard_urls(config.host, config.port)
     app = create_app({"SCOREBOARD_PIN": config.pin, "SCOREBOARD_LANG": config.lang,
                       "SCOREBOARD_ODDS": config.odds, "SCOREBOARD_PUBLIC_URL": urls[0],
-                      "CALIBRATION_PROFILE": config.profile},
+                      "CALIBRATION_PROFILE": config.profile,
+                      "SCOREBOARD_LEAGUE_URL": config.league_board},
                      hub=hub, tower=controller, league=publisher)
     try:
         server = BackgroundServer(app, config.host, config.port)

@@ -10,6 +10,7 @@ are taken from the file's folder, so a tower folder can be moved whole. The comm
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -82,7 +83,8 @@ class _League(_Table):
     username: str | None = None  # default: the tower's name
     password: str | None = None
     ca_file: str | None = None  # TLS: the CA to trust (default: the system's)
-    prefix: str | None = Field(None, pattern=r"^[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$")
+    prefix: str | None = None  # the topics' first levels (default dicetower)
+    board: str | None = None  # the league board's address, for the players' QR code
 
 
 class _File(_Table):
@@ -136,6 +138,7 @@ class TowerConfig:
     league_broker: BrokerAddress | None = None
     league_tower: str | None = None
     league_prefix: str = "dicetower"
+    league_board: str | None = None  # the league board's address: a QR code on the page
 
 
 def load_config(path: str | Path) -> TowerConfig:
@@ -247,7 +250,15 @@ def _league(where: str, base: Path, league: _League, config: TowerConfig) -> Non
                                        username=league.username or league.tower,
                                        password=league.password)
     if league.prefix is not None:
+        if not re.fullmatch(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*", league.prefix):
+            raise ConfigError(f"{where}: [league] prefix must be topic levels of letters, "
+                              f'digits, - and _, e.g. prefix = "dicetower", not '
+                              f"{league.prefix!r}")
         config.league_prefix = league.prefix
+    if league.board is not None and not re.fullmatch(r"https?://\S+", league.board):
+        raise ConfigError(f"{where}: [league] board must be the league board's address, e.g. "
+                          f'board = "http://192.168.1.10:8100/", not {league.board!r}')
+    config.league_board = league.board
 
 
 def _first_error(where: str, exc: ValidationError, data: dict[str, Any]) -> str:

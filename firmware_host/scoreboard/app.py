@@ -29,6 +29,7 @@ DEFAULTS: dict[str, Any] = {
     "SCOREBOARD_PIN": None,  # None: a random 6-digit PIN, read it from app.config
     "SCOREBOARD_LANG": DEFAULT_LANGUAGE,
     "SCOREBOARD_PUBLIC_URL": None,  # the URL in the QR code; None: the one the page came from
+    "SCOREBOARD_LEAGUE_URL": None,  # the league board's address, for its QR code (or None)
     "SCOREBOARD_HOSTNAME": None,  # shown beside the QR code; None: this machine's hostname
     "SCOREBOARD_ODDS": DEFAULT_ODDS_MODE,  # who sees the odds advice: public or admin-only
     "SSE_MAX_CLIENTS": 100,  # each open page holds one server thread
