@@ -10,8 +10,10 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 
+from firmware_host.league.broker import LocalBroker, find_mosquitto
 from firmware_host.league.ingest import LeagueListener
 from firmware_host.league.messages import action_payload, actions_topic, status_topic
+from firmware_host.league.publisher import TowerPublisher, cursor_beside
 from firmware_host.league.simtower import SimTower
 from firmware_host.league.store import LeagueStore
 from tests.league_support import (
@@ -115,8 +117,6 @@ def test_a_tower_restarted_publishes_only_what_is_left(tmp_path, broker, league)
     assert wait_until(lambda: store.tables()[0]["status"] == "offline")
     first = tower.publisher.published
     # The same journal and cursor, a new publisher: as a tower switched off and on again.
-    from firmware_host.league.publisher import TowerPublisher, cursor_beside
-
     again = TowerPublisher(tower.hub, tower.journal, broker.address, tower.name,
                            cursor=cursor_beside(tower.journal.path), reconnect=FAST)
     again.start()
@@ -198,8 +198,6 @@ def test_a_broker_that_forgot_everything_loses_nothing(tmp_path) -> None:
     """Without persistence a restarted broker forgets the league's session: what the towers
     publish before the league is back is lost for it. The league sees the hole (an action
     whose predecessor it lacks) and asks the tower for its journal again."""
-    from firmware_host.league.broker import LocalBroker, find_mosquitto
-
     if find_mosquitto() is None:
         pytest.skip("mosquitto is not installed: `make broker`")
     forgetful = LocalBroker(tmp_path / "forgetful", persistence=False)

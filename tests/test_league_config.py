@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from firmware_host.cli import main
 from firmware_host.controller.config import ConfigError, config_from_dict
 from firmware_host.league.broker import find_mosquitto
 from firmware_host.league.config import load_league_config
+from firmware_host.league.demo import LeagueDemo, LeagueDemoOptions
 
 TOWER = Path("/bar/tower.toml")
 
@@ -74,10 +76,6 @@ def test_demo_with_a_league(capsys) -> None:
 
 def test_demo_with_the_embedded_broker(tmp_path) -> None:
     pytest.importorskip("amqtt", reason="the embedded broker is the league-broker extra")
-    import threading
-
-    from firmware_host.league.demo import LeagueDemo, LeagueDemoOptions
-
     demo = LeagueDemo(LeagueDemoOptions(tables=2, pace=0, games=2, folder=tmp_path, port=0,
                                         embedded=True), lambda line: None)
     demo.start()

@@ -90,6 +90,7 @@ def _fail(message: str) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     if args.league:
+        # The league's tables, broker and board (paho, Flask): loaded when asked for.
         from firmware_host.commands.league import run_demo
 
         return run_demo(args)

@@ -10,6 +10,7 @@ this machine; `dicetower bench league` measures it (firmware_host/league/benchma
 from __future__ import annotations
 
 import argparse
+import json
 import signal
 import sys
 import tempfile
@@ -59,6 +60,7 @@ def _fail(command: str, message: str) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    # The league (paho, Flask, pydantic): loaded when the command runs.
     from firmware_host.league.broker import BrokerAddress
     from firmware_host.league.config import LeagueFile, load_league_config
     from firmware_host.league.runner import LeagueOptions, LeagueRunner
@@ -133,8 +135,7 @@ def _wait_for_ctrl_c() -> None:
 
 def run_demo(args: argparse.Namespace) -> int:
     """`dicetower demo --league`: simulated tables and the league board on this machine."""
-    import json
-
+    # The league and its simulated tables (paho, Flask, the rules): loaded when the demo runs.
     from firmware_host.league.broker import BrokerAddress
     from firmware_host.league.demo import LeagueDemo, LeagueDemoOptions
 

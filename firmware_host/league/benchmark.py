@@ -89,6 +89,7 @@ class _Page:
 
 
 def _run(args: argparse.Namespace) -> int:
+    # The league and its simulated towers (paho, Flask): loaded when the bench runs.
     from firmware_host.league.broker import LocalBroker, find_mosquitto
     from firmware_host.league.runner import LeagueOptions, LeagueRunner
     from firmware_host.league.simtower import SimTower
@@ -101,7 +102,7 @@ def _run(args: argparse.Namespace) -> int:
         return _fail("no Mosquitto on this machine (Debian: apt-get install mosquitto)")
     progress = None
     if sys.stderr.isatty() and not args.json:
-        from tqdm import tqdm
+        from tqdm import tqdm  # only on a terminal
 
         progress = tqdm(total=int(args.seconds), unit="s", desc="playing")
     with tempfile.TemporaryDirectory(prefix="dicetower-bench-league-") as folder:

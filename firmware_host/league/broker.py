@@ -11,6 +11,7 @@ installed.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import getpass
 import logging
@@ -188,9 +189,7 @@ class EmbeddedBroker:
         return self._thread is not None and self._thread.is_alive()
 
     def start(self, timeout: float = 10.0) -> None:
-        import asyncio
-
-        from amqtt.broker import Broker
+        from amqtt.broker import Broker  # the optional extra, checked by __init__
 
         logging.getLogger("amqtt").setLevel(logging.WARNING)  # it says every packet at INFO
         config = {"listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{self.port}"}},
@@ -218,8 +217,6 @@ class EmbeddedBroker:
             raise RuntimeError(f"the embedded broker did not start: {failure[:1]}")
 
     def stop(self) -> None:
-        import asyncio
-
         if not self.running:
             return
         with contextlib.suppress(Exception):
