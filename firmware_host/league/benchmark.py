@@ -50,9 +50,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--down", type=float, default=1.0,
                         help="seconds the broker stays stopped half way (default 1; 0: no "
                         "restart)")
+    parser.add_argument("--reconnect", type=_seconds_pair, default=RECONNECT,
+                        metavar="MIN,MAX", help="seconds between attempts to reach the "
+                        "broker, the first and the longest (default 0.1,0.5; a tower's own: "
+                        "1,30)")
     parser.add_argument("--seed", type=int, default=5, help="random seed (default 5)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=_run)
+
+
+def _seconds_pair(text: str) -> tuple[float, float]:
+    try:
+        low, high = (float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: two numbers, e.g. 0.1,0.5") from None
+    if not 0.1 <= low <= high:
+        raise argparse.ArgumentTypeError(f"{text!r}: from 0.1 s, the first not above the "
+                                         "longest")
+    return low, high
 
 
 def _fail(message: str) -> int:
@@ -110,12 +125,12 @@ def _run(args: argparse.Namespace) -> int:
         broker.start()
         runner = LeagueRunner(LeagueOptions(broker=broker.address,
                                             file=Path(folder) / "league.sqlite3",
-                                            port=0, reconnect=RECONNECT))
+                                            port=0, reconnect=args.reconnect))
         runner.start()
         assert runner.server is not None
         runner.listener.wait_connected(10)
         towers = [SimTower(f"bar-{i:02d}", Path(folder), broker.address,
-                           seed=args.seed * 1000 + i, reconnect=RECONNECT)
+                           seed=args.seed * 1000 + i, reconnect=args.reconnect)
                   for i in range(args.towers)]
         # Games already under way, each at its own point (some end during the run): played
         # at once and published before the clock starts.
@@ -178,6 +193,7 @@ def _run(args: argparse.Namespace) -> int:
     values = sorted(delays.values())
     result: dict[str, Any] = {
         "towers": args.towers, "seconds": args.seconds, "pace_s": args.pace,
+        "reconnect_s": list(args.reconnect),
         "broker_restart_s": args.down, "throws": len(throws),
         "actions": sum(journals.values()), "games": len(games),
         "delay_p50_ms": round(statistics.median(values) * 1000, 1) if values else None,
