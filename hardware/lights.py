@@ -220,6 +220,7 @@ class Effects:
 
     def __init__(self, config: EffectsConfig, timing: Timing, factory: Factory) -> None:
         self._timing = timing
+        self._lock = threading.Lock()  # one blink change at a time, as for `Light`
         self.buzzer = None if config.buzzer is None else Buzzer(config.buzzer,
                                                                  pin_factory=factory)
         try:
@@ -242,9 +243,10 @@ class Effects:
             on_time, off_time, n = 6 * beep, beep, 1  # one long low moan: the worst hand
         else:
             raise ValueError(f"unknown flourish {name!r} (expected one of: 421, nénette)")
-        for device in (self.buzzer, self.led):
-            if device is not None:
-                device.blink(on_time=on_time, off_time=off_time, n=n, background=True)
+        with self._lock:
+            for device in (self.buzzer, self.led):
+                if device is not None:
+                    device.blink(on_time=on_time, off_time=off_time, n=n, background=True)
         return self.present
 
     def close(self) -> None:
