@@ -31,7 +31,6 @@ from firmware_host.figures import p95
 
 WARM_UP = 160  # inputs played at most at each table before the clock starts
 RESTART_MARGIN = 5.0  # seconds after the broker is back during which throws count as "restart"
-RECONNECT = (0.1, 0.5)  # seconds between attempts to reach the broker (a tower: 1 to 30)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -50,10 +49,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--down", type=float, default=1.0,
                         help="seconds the broker stays stopped half way (default 1; 0: no "
                         "restart)")
-    parser.add_argument("--reconnect", type=_seconds_pair, default=RECONNECT,
+    parser.add_argument("--reconnect", type=_seconds_pair, default=None,
                         metavar="MIN,MAX", help="seconds between attempts to reach the "
-                        "broker, the first and the longest (default 0.1,0.5; a tower's own: "
-                        "1,30)")
+                        "broker, the first and the longest (default: a tower's own, 0.25,30)")
     parser.add_argument("--seed", type=int, default=5, help="random seed (default 5)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=_run)
@@ -105,11 +103,13 @@ class _Page:
 
 def _run(args: argparse.Namespace) -> int:
     # The league and its simulated towers (paho, Flask): loaded when the bench runs.
-    from firmware_host.league.broker import LocalBroker, find_mosquitto
+    from firmware_host.league.broker import RECONNECT, LocalBroker, find_mosquitto
     from firmware_host.league.runner import LeagueOptions, LeagueRunner
     from firmware_host.league.simtower import SimTower
     from firmware_host.league.standings import Scoring, standings
 
+    if args.reconnect is None:
+        args.reconnect = RECONNECT
     if args.towers < 1 or args.seconds <= 0 or args.pace <= 0 or args.down < 0:
         return _fail("--towers, --seconds and --pace must be positive, --down not negative")
     program = find_mosquitto()

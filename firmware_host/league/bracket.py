@@ -20,7 +20,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from firmware_host.league.broker import BrokerAddress
+from firmware_host.league.broker import RECONNECT, BrokerAddress
 from firmware_host.league.messages import DEFAULT_PREFIX, proposal_topic
 from firmware_host.league.standings import player_key
 from firmware_host.league.store import LeagueStore, StreamsEnded
@@ -111,7 +111,7 @@ class TournamentDesk:
     """Runs the night: see the module docstring. Its state lives in the league's file."""
 
     def __init__(self, store: LeagueStore, address: BrokerAddress, *,
-                 prefix: str = DEFAULT_PREFIX, reconnect: tuple[float, float] = (1.0, 30.0)
+                 prefix: str = DEFAULT_PREFIX, reconnect: tuple[float, float] = RECONNECT
                  ) -> None:
         self.store = store
         self.prefix = prefix

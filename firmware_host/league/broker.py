@@ -25,6 +25,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+# Seconds between attempts to reach the broker, the first and the longest: the first soon (a
+# broker restarted on the bar's network is back within a second), then doubling up to 30 s.
+RECONNECT = (0.25, 30.0)
 # Debian puts the broker in /usr/sbin, which is not on every user's PATH.
 MOSQUITTO_PLACES = ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto")
 

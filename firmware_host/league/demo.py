@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_host.league.broker import (
+    RECONNECT,
     BrokerAddress,
     EmbeddedBroker,
     LocalBroker,
@@ -74,9 +75,9 @@ class LeagueDemo:
         self.address = address
         self.runner = LeagueRunner(LeagueOptions(
             broker=address, file=options.folder / "league.sqlite3", host=options.host,
-            port=options.port, pin=options.pin, reconnect=(1.0, 5.0)))
+            port=options.port, pin=options.pin, reconnect=RECONNECT))
         self.towers = [SimTower(f"table-{i + 1}", options.folder, address,
-                                seed=options.seed * 100 + i, reconnect=(1.0, 5.0))
+                                seed=options.seed * 100 + i, reconnect=RECONNECT)
                        for i in range(options.tables)]
 
     def start(self) -> None:

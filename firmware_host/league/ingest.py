@@ -19,7 +19,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from firmware_host.league.broker import BrokerAddress
+from firmware_host.league.broker import RECONNECT, BrokerAddress
 from firmware_host.league.messages import (
     DEFAULT_PREFIX,
     MessageError,
@@ -39,7 +39,7 @@ class LeagueListener:
 
     def __init__(self, store: LeagueStore, address: BrokerAddress, *,
                  prefix: str = DEFAULT_PREFIX, client_id: str = "dicetower-league",
-                 reconnect: tuple[float, float] = (1.0, 30.0)) -> None:
+                 reconnect: tuple[float, float] = RECONNECT) -> None:
         self.store = store
         self.address = address
         self.prefix = prefix

@@ -32,7 +32,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from firmware_host.hub import GameHub, Journal
-from firmware_host.league.broker import BrokerAddress
+from firmware_host.league.broker import RECONNECT, BrokerAddress
 from firmware_host.league.messages import (
     DEFAULT_PREFIX,
     action_payload,
@@ -59,7 +59,7 @@ class TowerPublisher:
 
     def __init__(self, hub: GameHub, journal: Journal, address: BrokerAddress, tower: str, *,
                  prefix: str = DEFAULT_PREFIX, cursor: Path | None = None,
-                 reconnect: tuple[float, float] = (1.0, 30.0), keepalive: int = 30) -> None:
+                 reconnect: tuple[float, float] = RECONNECT, keepalive: int = 30) -> None:
         self.hub = hub
         self.journal = journal
         self.address = address

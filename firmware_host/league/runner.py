@@ -13,7 +13,7 @@ from typing import Any
 
 from firmware_host.league.board import create_app
 from firmware_host.league.bracket import TournamentDesk
-from firmware_host.league.broker import BrokerAddress
+from firmware_host.league.broker import RECONNECT, BrokerAddress
 from firmware_host.league.ingest import LeagueListener
 from firmware_host.league.messages import DEFAULT_PREFIX
 from firmware_host.league.server import BoardServer
@@ -33,7 +33,7 @@ class LeagueOptions:
     pin: str | None = None
     lang: str = "fr"
     scoring: Scoring = field(default_factory=Scoring)
-    reconnect: tuple[float, float] = (1.0, 30.0)
+    reconnect: tuple[float, float] = RECONNECT
     client_id: str = "dicetower-league"
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_host.hub import GameHub, Journal
-from firmware_host.league.broker import BrokerAddress
+from firmware_host.league.broker import RECONNECT, BrokerAddress
 from firmware_host.league.publisher import TowerPublisher, cursor_beside
 from firmware_host.rules import new_game
 from firmware_host.rules.game421 import Game421
@@ -30,7 +30,7 @@ class SimTower:
 
     def __init__(self, name: str, folder: Path, address: BrokerAddress, *, seed: int,
                  preset: str = "tim-11", prefix: str = "dicetower",
-                 reconnect: tuple[float, float] = (1.0, 30.0), players: int = 3) -> None:
+                 reconnect: tuple[float, float] = RECONNECT, players: int = 3) -> None:
         self.name = name
         self.preset = preset
         self.rng = random.Random(seed)
