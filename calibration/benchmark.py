@@ -201,8 +201,7 @@ def dataset_rows(dataset: Path, images: int, seed: int, sources: list[str] | Non
                                               or ["reads worse than no profile"])
         else:
             verdict = describe_profile(profile)
-        faces = [line.strip() for line in log.getvalue().splitlines()
-                 if "faces learnt" in line or "slip" in line]
+        faces = _faces_lines(log.getvalue())
         say(f"{source}: calibrated on {', '.join(Path(r['image']).name for r in chosen)} -> "
             f"{verdict} ({seconds:.1f} s of CPU)" + "".join(f"\n  {f}" for f in faces))
         out.append({"source": source, "calibrated_on": [r["image"] for r in chosen],
@@ -211,6 +210,11 @@ def dataset_rows(dataset: Path, images: int, seed: int, sources: list[str] | Non
                     "profile": profile.to_dict() if profile else None, "images": len(rest),
                     "before": before.to_json(), "after": after.to_json()})
     return out
+
+
+def _faces_lines(log: str) -> list[str]:
+    """What a calibration's log says of the dice's faces learnt."""
+    return [line.strip() for line in log.splitlines() if "faces learnt" in line or "slip" in line]
 
 
 def _manifest_of(records: list[dict[str, Any]]) -> Path:
@@ -250,9 +254,10 @@ def simulated_rows(throws: int, seed: int, say: Any = print, *,
             if phase == "after":
                 live = LiveThrows(camera, table)
                 knobs = light_knobs(camera, tray.set_ring, tray.ring)
+                log = io.StringIO()
                 try:
                     outcome = calibrate_live(live, Settings(expect=3), knobs,
-                                             Reporter(out=io.StringIO(), bars=False),
+                                             Reporter(out=log, bars=False),
                                              live.told_values if labels else None)
                 except CalibrationError as exc:
                     say(f"{name}: calibration stopped: {exc}")
@@ -273,9 +278,11 @@ def simulated_rows(throws: int, seed: int, say: Any = print, *,
             if phase == "after":
                 rows["light"] = chosen  # type: ignore[assignment]
                 rows["saved"] = profile is not None  # type: ignore[assignment]
+        faces = _faces_lines(log.getvalue())
         say(f"{name}: light chosen {rows['light'] or 'none'}; profile "
-            f"{'saved' if rows['saved'] else 'refused'}")
+            f"{'saved' if rows['saved'] else 'refused'}" + "".join(f"\n  {f}" for f in faces))
         out.append({"light": name, "chosen": rows["light"], "saved": rows["saved"],
+                    "faces": faces,
                     "before": rows["before"].to_json(), "after": rows["after"].to_json()})
     return out
 
