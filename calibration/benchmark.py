@@ -144,6 +144,7 @@ def dataset_rows(dataset: Path, images: int, seed: int, sources: list[str] | Non
                  say: Any = print, *, labels: bool = False, wrong: float = 0.0,
                  loso: Path | None = None) -> list[dict[str, Any]]:
     """Per source: what the calibration chose, and the rest of the source before and after."""
+    from calibration.dice import replace_profile
     from calibration.errors import CalibrationError
     from calibration.labels import load_labels
     from calibration.report import Reporter
@@ -182,9 +183,14 @@ def dataset_rows(dataset: Path, images: int, seed: int, sources: list[str] | Non
                 outcome, stopped = None, str(exc)
             seconds = time.process_time() - start
             profile = outcome.profile if outcome and outcome.passed else None
+            runs = [(before, None), (after, profile)]
+            if profile is not None and profile.adaptation is not None:
+                # The same profile without the faces learnt: what they alone change.
+                unlearnt = Row("no faces", dict.fromkeys(COLUMNS, 0), [])
+                runs.append((unlearnt, replace_profile(profile, adaptation=None)))
             for rec in rest:
                 image = load_image(dataset / rec["image"])
-                for row, prof in ((before, None), (after, profile)):
+                for row, prof in runs:
                     dice, ms = _read(image, prof)
                     tally = scoring.score_image(rec, sizes[rec["image"]],
                                                 [d.to_json() for d in dice], ms)
@@ -208,7 +214,8 @@ def dataset_rows(dataset: Path, images: int, seed: int, sources: list[str] | Non
                     "saved": profile is not None, "verdict": verdict, "faces": faces,
                     "calibration_cpu_s": round(seconds, 2),
                     "profile": profile.to_dict() if profile else None, "images": len(rest),
-                    "before": before.to_json(), "after": after.to_json()})
+                    "before": before.to_json(), "after": after.to_json(),
+                    **({"no faces": runs[2][0].to_json()} if len(runs) > 2 else {})})
     return out
 
 
@@ -308,13 +315,15 @@ def _tally(row: Row, truth: Any, dice: list[Any], side: float) -> None:
 
 
 def table(rows: list[dict[str, Any]], key: str) -> str:
-    head = f"{key:<28}{'':>7}" + "".join(f"{c:>8}" for c in COLUMNS) + (
+    head = f"{key:<28}{'':>9}" + "".join(f"{c:>8}" for c in COLUMNS) + (
         f"{'recall':>8}{'precis':>8}{'ms_med':>8}")
     lines = [head, "-" * len(head)]
     for row in rows:
-        for phase in ("before", "after"):
+        for phase in ("before", "after", "no faces"):
+            if phase not in row:
+                continue
             r = row[phase]
-            lines.append(f"{(row[key] if phase == 'before' else '')[:28]:<28}{phase:>7}"
+            lines.append(f"{(row[key] if phase == 'before' else '')[:28]:<28}{phase:>9}"
                          + "".join(f"{r[c]:>8}" for c in COLUMNS)
                          + f"{r['recall']:>8.3f}{r['precision']:>8.3f}"
                          + f"{r['ms_median'] if r['ms_median'] is not None else '-':>8}")

@@ -224,6 +224,8 @@ def _faces_check(images: Sequence[np.ndarray], labelled: Sequence[list[Labelled]
     learnt = adapt.learn(adapt.merged(parts))
     ui.say(f"  the faces learnt are kept (from all {learnt.dice} dice): they read the throws "
            "better")
+    for doubt in learnt.doubted:
+        ui.say(f"  set aside, the value given looks like a slip: {doubt}")
     return replace_adaptation(profile, learnt.adaptation), learnt, judged
 
 

@@ -232,3 +232,29 @@ def test_a_careless_installer_does_no_harm(dice_photos: Path) -> None:
                              [labels[r["image"]] for r in others], sloppy)
         assert judged.with_it.wrong + judged.with_it.extra <= (
             judged.without.wrong + judged.without.extra)
+
+
+def test_the_simulated_tray_tells_the_values_live() -> None:
+    """Live on the simulated tray, its truth gives each throw's values (a perfect installer):
+    the faces are learnt, judged on every throw with values, and said; rendered dice read
+    right without them, so they are not kept."""
+    from calibration.report import Reporter
+    from calibration.session import Settings, calibrate_live
+    from calibration.sources import LiveThrows, SimulatedTable
+    from firmware_host.camera.simulated import SimulatedCamera, SimulatedTray
+
+    tray = SimulatedTray(seed=3)
+    camera = SimulatedCamera(tray)
+    camera.open()
+    live = LiveThrows(camera, SimulatedTable(tray, seed=3))
+    ui = Reporter(out=io.StringIO(), bars=False)
+    try:
+        outcome = calibrate_live(live, Settings(expect=3, throws=2, checks=1), None, ui,
+                                 live.told_values)
+    finally:
+        camera.close()
+    assert outcome.passed and outcome.judged is not None
+    assert outcome.judged.with_it.dice == outcome.judged.without.dice == 9
+    assert outcome.judged.without.correct == 9 and outcome.profile.adaptation is None
+    assert any("the faces learnt from 6 dice" in line for line in ui.lines)
+    assert live.told_values("x", np.zeros((4, 4, 3), np.uint8)) == []
