@@ -4,6 +4,7 @@ whatever the broker and the links do, and no tower's game ever waits on them."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -106,6 +107,25 @@ def test_a_tower_offline_for_a_while_comes_back_with_everything(tmp_path, broker
     for tower in towers:
         tower.close()
     link.close()
+
+
+def test_every_published_input_names_who_made_it(tmp_path, broker, league):  # noqa: F811
+    store, listener = league
+    tower = _towers(tmp_path, broker.address, 1)[0]
+    tower.play_game(["Ana", "Ben", "Cleo"])
+    assert wait_until(lambda: _caught_up(store, [tower]))
+    with sqlite3.connect(store.path) as db:
+        bodies = [json.loads(body) for (body,) in db.execute(
+            "SELECT body FROM actions WHERE tower = ? ORDER BY id", (tower.name,))]
+    inputs = [body for body in bodies if body["action"] == "event"]
+    assert inputs and all(body["who"]["name"] in ("Ana", "Ben", "Cleo") for body in inputs)
+    assert inputs[0]["who"] == {"player": 0, "name": "Ana"}
+    # The tower's own notes of who threw, input by input: the same players.
+    seats = [entry["player"] for entry in tower.hub.history()["entries"]]
+    assert [body["who"]["player"] for body in inputs] == seats
+    assert "who" not in bodies[0]  # the new game: no one's input
+    assert listener.taken["refused"] == 0 and store.refused == []
+    tower.close()
 
 
 def test_a_tower_restarted_publishes_only_what_is_left(tmp_path, broker, league):  # noqa: F811

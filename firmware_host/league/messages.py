@@ -9,7 +9,9 @@ Topics (``PREFIX`` is ``dicetower`` unless configured):
   action published before it (so that a missing one shows) and ``action`` the journal's
   entry as the hub wrote it (a new game with its preset and players, an accepted throw with its
   faces and time, a correction, a pause, the end; the effects: results, tokens, game over).
-  Images never leave the tower.
+  An input a player made (a throw, a stop, a turn, a correction) also names them: ``"who":
+  {"player": SEAT, "name": NAME}``; the league refuses it when its own replay of the game says
+  another player. Images never leave the tower.
 - ``PREFIX/towers/NAME/status``: retained, QoS 1: ``{"v": 1, "tower": NAME, "status": S,
   "at": T}`` with S one of `STATUSES`; the broker publishes the last will (``offline``) when
   the tower drops without saying goodbye.
@@ -46,11 +48,19 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
 
+class Who(_Strict):
+    """Who made an input, as the tower's game says: their seat and name."""
+
+    player: int = Field(ge=0)
+    name: str
+
+
 class ActionBody(BaseModel):
     """The journal's entry: its kind is checked here, its content by the rules engine."""
 
     model_config = ConfigDict(extra="allow", strict=True, allow_inf_nan=False)
     action: Literal["new_game", "event", "correct", "pause", "end"]
+    who: Who | None = None  # the player who made an input (a throw, a correction)
 
 
 class ActionMessage(_Strict):

@@ -13,6 +13,9 @@ again; the league takes each journal action id once, so a second delivery change
 When the league lacks some (its broker lost them), it asks: the tower publishes its journal
 again from the id asked for (``PREFIX/towers/NAME/resend``).
 
+Every input a player makes (a throw, a stop, a turn, a correction) names that player in its
+message (``who``, `throwers.GameFollower`): the league checks it against its own replay.
+
 The tower's status (online, idle, playing, camera_fault) is published retained, with a last
 will that the broker publishes (``offline``) when the tower drops without a goodbye.
 """
@@ -43,6 +46,7 @@ from firmware_host.league.messages import (
     status_payload,
     status_topic,
 )
+from firmware_host.league.throwers import GameFollower
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +82,7 @@ class TowerPublisher:
         self._connected = threading.Event()
         self._status_sent: str | None = None
         self._thread: threading.Thread | None = None
+        self._follower = GameFollower(journal)  # names who made each input published
         self.published = 0  # messages handed to paho (again after a restart of the tower)
         client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"tower-{tower}",
                              clean_session=False, protocol=mqtt.MQTTv311)
@@ -219,8 +224,10 @@ class TowerPublisher:
         for action_id, action in actions:
             if not self._connected.is_set():
                 return  # the journal keeps the rest
+            who = self._follower.name(action_id, self._sent, action)
+            body = action if who is None else {**action, "who": who}
             info = self._client.publish(actions_topic(self.prefix, self.tower),
-                                        action_payload(self.tower, action_id, self._sent, action),
+                                        action_payload(self.tower, action_id, self._sent, body),
                                         qos=1)
             self._mids[info.mid] = action_id
             self._in_flight.append(action_id)

@@ -6,6 +6,8 @@ changes nothing. Each tower's game is rebuilt by the rules engine, as the tower 
 `GameHub` of the league's (no journal, no odds): actions in id order; one that arrives late
 (an id below one already taken) makes the tower's last games be replayed from their start.
 The games table (preset, players, over or not, winner, loser) is what the standings count.
+An input whose message names who made it (``who``) is checked against the replay first: one
+naming another player is never applied, and is listed with the refused messages.
 
 The file is created with WAL and ``synchronous=FULL`` like the tower's journal: a message
 taken before a power cut is there after it, and opening the league again rebuilds every
@@ -32,6 +34,7 @@ from firmware_host.hub import GameHub, HubError
 from firmware_host.hub.replay import replay_action
 from firmware_host.league.messages import ActionMessage, StatusMessage
 from firmware_host.league.standings import Scoring, history, player_key, resolve, standings
+from firmware_host.league.throwers import thrower
 from firmware_host.rules import RuleError
 
 log = logging.getLogger(__name__)
@@ -103,7 +106,8 @@ class LeagueStore:
     def take(self, kind: str, message: ActionMessage | StatusMessage) -> str:
         """Take one checked message; return ``new`` (applied), ``duplicate`` (already held),
         ``late`` (a missing one: the tower's game replayed), ``held`` (kept until the
-        missing ones before it come: ask for them, `missing_from`) or ``status``."""
+        missing ones before it come: ask for them, `missing_from`), ``refused`` (it names
+        another player than the game's: see `_apply`) or ``status``."""
         with self._changed:
             if isinstance(message, StatusMessage):
                 self._db.execute(
@@ -114,6 +118,8 @@ class LeagueStore:
                 self._bump()
                 return "status"
             body = message.action.model_dump()
+            if body.get("who") is None:
+                body.pop("who", None)  # an input by no player: kept as the hub wrote it
             with self._transaction():
                 return self._take_action(message, body)
 
@@ -133,8 +139,8 @@ class LeagueStore:
             "SELECT 1 FROM actions WHERE tower = ? AND id = ?", (tower, message.prev)
         ).fetchone() is not None
         if table.held is None and message.id > table.last and follows:
-            self._apply(tower, table, message.id, body)  # the usual case: the next one
-            outcome = "new"
+            # The usual case: the next one.
+            outcome = "new" if self._apply(tower, table, message.id, body) else "refused"
         else:
             # Late, or after a missing one: the game is replayed once nothing is missing.
             table.held = min(message.id, table.held or message.id)
@@ -315,9 +321,19 @@ class LeagueStore:
     def _names(self) -> dict[str, str]:
         return dict(self._db.execute("SELECT key, name FROM players").fetchall())
 
-    def _apply(self, tower: str, table: _Table, action_id: int, body: dict[str, Any]) -> None:
-        """Apply one action after the table's last; keep the games table in step."""
+    def _apply(self, tower: str, table: _Table, action_id: int, body: dict[str, Any]) -> bool:
+        """Apply one action after the table's last; keep the games table in step. False
+        when it names another thrower than the game's (kept in its place, so that what follows
+        is not held back, but never applied, and listed with the refused messages)."""
         table.last = action_id
+        claimed = body.get("who")
+        if claimed is not None:
+            expected = thrower(table.hub, body)
+            if claimed != expected:
+                self.refused = [*self.refused[-49:], f"{tower}: action {action_id} refused: "
+                                f"it names {_seat(claimed)} as the player, the game says "
+                                f"{_seat(expected)}"]
+                return False
         try:
             replay_action(table.hub, body)
         except REPLAY_ERRORS as exc:
@@ -325,7 +341,7 @@ class LeagueStore:
             # action is kept, the game goes on without it, the game master is told.
             self.refused = [*self.refused[-49:], f"{tower}: action {action_id} not "
                             f"replayed ({exc})"]
-            return
+            return True
         kind = body.get("action")
         if kind == "new_game":
             table.start = action_id
@@ -334,11 +350,11 @@ class LeagueStore:
                 "started) VALUES (?, ?, ?, ?, ?, 'playing', ?)",
                 (tower, action_id, str(body.get("preset")), json.dumps(body.get("players")),
                  action_id, body.get("at")))
-            return
+            return True
         if kind in ("event", "correct") and (body.get("event") or {}).get("type") != "undo":
             table.throw_at = body.get("at")
         if not table.start:
-            return
+            return True
         state = table.hub.state()
         game = state.game or {}
         over = game.get("phase") == "over"  # over by the rules, not ended by hand
@@ -348,6 +364,7 @@ class LeagueStore:
                          (action_id, status, game.get("winner") if over else None,
                           game.get("loser") if over else None,
                           body.get("at") if status != "playing" else None, tower, table.start))
+        return True
 
     def _replay(self, tower: str, late_id: int) -> None:
         """Rebuild ``tower``'s game from the start of the game holding ``late_id`` on."""
@@ -361,6 +378,13 @@ class LeagueStore:
                                 "ORDER BY id", (tower, start)).fetchall()
         for action_id, body in rows:
             self._apply(tower, table, int(action_id), json.loads(body))
+
+
+def _seat(who: Any) -> str:
+    """A player named in a message, for the game master's list of refusals."""
+    if not isinstance(who, dict):
+        return "no one"
+    return f"{who.get('name')!r} (seat {who.get('player')})"
 
 
 def _summary(view: dict[str, Any] | None, ended: bool) -> dict[str, Any] | None:
