@@ -38,7 +38,7 @@ def test_a_night_over_the_broker(tmp_path: Path, broker) -> None:  # noqa: F811
               for i in range(2)]
     for tower in towers:
         tower.start()
-    assert wait_until(lambda: {t["status"] for t in runner.store.tables()} == {"idle"}
+    assert wait_until(lambda: {t["status"] for t in runner.store.tables()} == {"online"}
                       and len(runner.store.tables()) == 2)
     runner.desk.create(["Ana", "Ben", "Cleo", "Dan"])
     played = []

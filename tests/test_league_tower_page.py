@@ -61,7 +61,7 @@ def test_the_tap_starts_the_match_the_league_offered(tmp_path: Path, broker) -> 
     publisher: TowerPublisher = tower.publisher
     client = create_app({"SCOREBOARD_PIN": PIN}, tower.hub, league=publisher).test_client()
     master = logged_in(client, PIN)
-    assert wait_until(lambda: [t["status"] for t in runner.store.tables()] == ["idle"])
+    assert wait_until(lambda: [t["status"] for t in runner.store.tables()] == ["online"])
     runner.desk.create(["Ana", "Ben"])
     assert wait_until(lambda: publisher.proposal is not None)
     assert master.post("league/start").status_code == 200

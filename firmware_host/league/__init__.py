@@ -1,7 +1,8 @@
 """The league: several towers, one league, over an MQTT broker (docs/league.md).
 
 Each tower publishes its journal, action by action, under its own topic (`publisher`, one
-more subscriber of the tower's hub), with a retained status and a last will; the league takes
+more subscriber of the tower's hub; `throwers` names who made each input, and the league checks
+it), with a retained status and a last will; the league takes
 them in (`ingest`), keeps them in its own SQLite file (`store`), rebuilds every table's game
 through the rules engine, and counts the season's standings (`standings`) and a tournament
 night's bracket (`bracket`); `board` (served by `server`, in `texts`' words) shows it all,

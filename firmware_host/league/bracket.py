@@ -3,11 +3,11 @@
 `bracket` lays the entrants out as seeded (the first entrant meets the last; byes, when the
 count is not a power of two, go to the first seeds) and fills each round with the winners of
 the one before. `TournamentDesk` runs it: it proposes the next ready match to a free table
-(status ``idle``) as a retained message on that tower's ``proposal`` topic; the tower's game
-master starts it with one tap (`TowerPublisher.start_proposal`); the league recognises the
-game (the same players at that table, started after the proposal) and, when the rules say it
-is over, the player who is not the loser goes through. A game the game master ends early is
-no result: the match is proposed again.
+(status ``online`` or ``idle``) as a retained message on that tower's ``proposal`` topic; the
+tower's game master starts it with one tap (`TowerPublisher.start_proposal`); the league
+recognises the game (the same players at that table, started after the proposal) and, when
+the rules say it is over, the player who is not the loser goes through. A game the game
+master ends early is no result: the match is proposed again.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from firmware_host.league.broker import RECONNECT, BrokerAddress
-from firmware_host.league.messages import DEFAULT_PREFIX, proposal_topic
+from firmware_host.league.messages import DEFAULT_PREFIX, FREE_STATUSES, proposal_topic
 from firmware_host.league.standings import player_key
 from firmware_host.league.store import LeagueStore, StreamsEnded
 
@@ -181,7 +181,7 @@ class TournamentDesk:
             busy = {p["tower"] for mid, p in tournament.proposals.items()
                     if mid not in tournament.results}
             free = [t["tower"] for t in self.store.tables()
-                    if t["status"] == "idle" and t["tower"] not in busy]
+                    if t["status"] in FREE_STATUSES and t["tower"] not in busy]
             for match in ready(bracket(tournament)):
                 if match.id not in tournament.proposals and free:
                     tower = free.pop(0)

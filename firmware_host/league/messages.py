@@ -13,8 +13,10 @@ Topics (``PREFIX`` is ``dicetower`` unless configured):
   {"player": SEAT, "name": NAME}``; the league refuses it when its own replay of the game says
   another player. Images never leave the tower.
 - ``PREFIX/towers/NAME/status``: retained, QoS 1: ``{"v": 1, "tower": NAME, "status": S,
-  "at": T}`` with S one of `STATUSES`; the broker publishes the last will (``offline``) when
-  the tower drops without saying goodbye.
+  "at": T}`` with S one of `STATUSES`, said again at every connection: ``online`` (up, no
+  game since the tower was switched on), ``idle`` (its last game over or ended), ``playing``,
+  ``camera_fault``; the broker publishes the last will (``offline``) when the tower drops
+  without saying goodbye.
 
 The league may ask a tower for its actions again (``PREFIX/towers/NAME/resend``) and offer it
 a tournament match (``PREFIX/towers/NAME/proposal``, retained).
@@ -35,6 +37,9 @@ DEFAULT_PREFIX = "dicetower"
 VERSION = 1
 MAX_PAYLOAD = 64 * 1024  # an action is a few hundred bytes; anything this big is not ours
 STATUSES = ("online", "idle", "playing", "camera_fault", "offline")
+# A table that can take a match: up with no game since it was switched on (``online``), or
+# between games (``idle``).
+FREE_STATUSES = ("online", "idle")
 ACTION_KINDS = ("new_game", "event", "correct", "pause", "end")
 # A tower's name is one topic level: no wildcard, no separator, nothing a URL must escape.
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")

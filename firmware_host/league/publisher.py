@@ -16,8 +16,9 @@ again from the id asked for (``PREFIX/towers/NAME/resend``).
 Every input a player makes (a throw, a stop, a turn, a correction) names that player in its
 message (``who``, `throwers.GameFollower`): the league checks it against its own replay.
 
-The tower's status (online, idle, playing, camera_fault) is published retained, with a last
-will that the broker publishes (``offline``) when the tower drops without a goodbye.
+The tower's status (online, idle, playing, camera_fault) is published retained as soon as it
+connects (again at every connection), then at each change, with a last will that the broker
+publishes (``offline``) when the tower drops without a goodbye.
 """
 
 from __future__ import annotations
@@ -274,7 +275,9 @@ class TowerPublisher:
         tower = self.hub.snapshot(odds=False).get("tower") or {}
         if tower.get("status") == "error":
             return "camera_fault"
-        if state.game is not None and not state.ended:
+        if state.game is None:
+            return "online"  # up, and no game since the tower was switched on
+        if not state.ended:
             return "playing"
         return "idle"
 
