@@ -258,3 +258,27 @@ def test_the_simulated_tray_tells_the_values_live() -> None:
     assert outcome.judged.without.correct == 9 and outcome.profile.adaptation is None
     assert any("the faces learnt from 6 dice" in line for line in ui.lines)
     assert live.told_values("x", np.zeros((4, 4, 3), np.uint8)) == []
+
+
+def test_photos_without_labels_ask_the_installer(tmp_path: Path) -> None:
+    """`--from-images` without a labels file, on a terminal: each throw's reading is shown
+    and the installer's answer (here Enter: every value right) gives its values; the faces
+    are learnt from them and judged on every throw."""
+    from calibration.report import Reporter
+    from calibration.session import Settings, calibrate_photos
+    from calibration.sources import PhotoThrows
+    from tests.test_calibration import _throws
+
+    _throws(tmp_path, throws=3, seed=4)
+    asked: list[str] = []
+    ui = Reporter(out=io.StringIO(), bars=False)
+
+    def installer(prompt: str) -> str:
+        asked.append(prompt)
+        return ""
+
+    outcome = calibrate_photos(PhotoThrows.from_folder(tmp_path, 3), Settings(expect=3), ui,
+                               faces.labelled_reading(installer, ui.say))
+    assert len(asked) == 3  # two throws learnt from, one checked with
+    assert any(line.startswith("  throw-0.png: 1) ") for line in ui.lines)
+    assert outcome.judged is not None and outcome.judged.without.dice == 9
