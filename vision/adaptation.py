@@ -5,8 +5,9 @@ marbled, with red pips) may lie where it hesitates. Calibration shows it a few d
 of those dice with their values (`fit`): the network's last layer, a linear map from the 64
 features the rest of the network computes to the seven classes' logits, is refitted on them,
 pulled towards the shipped weights so that a few patches move it only where they agree
-(a ridge toward the original layer, not a new classifier). Computed on the CPU in well under a
-second; the rest of the network, and every rule that reads its probabilities, stay as they are.
+(a ridge toward the original layer, not a new classifier); only the rows of the classes shown
+move. Computed on the CPU in a second or two; the rest of the network, and every rule that
+reads its probabilities, stay as they are.
 
     adaptation = fit(features, labels, *net.classifier(), model=net.digest)
     with reading_with(adapted(net, adaptation)):   # vision.face_net
@@ -24,7 +25,6 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from scipy.optimize import minimize
 
 from vision.face_net import CLASSES, FaceNet
 
@@ -96,6 +96,9 @@ def fit(features: np.ndarray, labels: np.ndarray, weights: np.ndarray, biases: n
     cross-entropy (each class weighing as much as the others, ``sample_weights`` within
     them) plus ``pull`` (default PULL) times the squared distance to the original layer.
     Deterministic."""
+    # Only calibration fits: a reading (and `import vision`) never loads the optimiser.
+    from scipy.optimize import minimize
+
     pull = PULL if pull is None else pull
     x = np.asarray(features, np.float64)
     y = np.asarray(labels, np.int64)
