@@ -10,11 +10,12 @@ are taken from the file's folder, so a tower folder can be moved whole. The comm
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -83,7 +84,10 @@ class _League(_Table):
     username: str | None = None  # default: the tower's name
     password: str | None = None
     ca_file: str | None = None  # TLS: the CA to trust (default: the system's)
-    prefix: str | None = None  # the topics' first levels (default dicetower)
+    # The topics' first levels (default dicetower).
+    prefix: str | None = Field(None, pattern=r"^[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$",
+                               description="topic levels of letters, digits, - and _",
+                               examples=["dicetower"])
     board: str | None = None  # the league board's address, for the players' QR code
 
 
@@ -102,7 +106,11 @@ class _File(_Table):
 # How a value of the wrong type is asked for, by pydantic's error type.
 WANTED = {"float_type": "whole number or number", "int_type": "whole number",
           "string_type": "text", "bool_type": "true or false", "list_type": "list",
-          "dict_type": "table"}
+          "dict_type": "table", "model_type": "table", "tuple_type": "list",
+          "bytes_type": "text"}
+# A number outside a field's range (or not a finite number).
+RANGE_ERRORS = ("greater_than_equal", "greater_than", "less_than_equal", "less_than",
+                "finite_number")
 
 
 class ConfigError(ValueError):
@@ -250,10 +258,6 @@ def _league(where: str, base: Path, league: _League, config: TowerConfig) -> Non
                                        username=league.username or league.tower,
                                        password=league.password)
     if league.prefix is not None:
-        if not re.fullmatch(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*", league.prefix):
-            raise ConfigError(f"{where}: [league] prefix must be topic levels of letters, "
-                              f'digits, - and _, e.g. prefix = "dicetower", not '
-                              f"{league.prefix!r}")
         config.league_prefix = league.prefix
     if league.board is not None and not re.fullmatch(r"https?://\S+", league.board):
         raise ConfigError(f"{where}: [league] board must be the league board's address, e.g. "
@@ -261,33 +265,131 @@ def _league(where: str, base: Path, league: _League, config: TowerConfig) -> Non
     config.league_board = league.board
 
 
-def _first_error(where: str, exc: ValidationError, data: dict[str, Any]) -> str:
-    """The first of pydantic's errors as one line: the file, the table and key, the fix."""
+def _first_error(where: str, exc: ValidationError, data: dict[str, Any],
+                 model: type[BaseModel] | None = None) -> str:
+    """The first of pydantic's errors as one line: the file, the table and key, the fix.
+
+    Every kind of error gives a line: the usual ones (an unknown table or key, a wrong type,
+    a value out of range, not one of the choices, not of the expected form, too short or too
+    long, missing) in the file's own words, any other in pydantic's, with the key's example
+    when its field declares one (``Field(examples=[...])``). ``model``: the file's model
+    (`_File` unless told)."""
+    model = model or _File
     error = exc.errors()[0]
     loc = [str(part) for part in error["loc"]]
-    kind, value = error["type"], error.get("input")
+    kind = error["type"]
+    if not loc:
+        return f"{where}: {_said(error)}"
+    table = loc[0]
+    tables = model.model_fields
     if len(loc) == 1:
-        table = loc[0]
         if kind == "extra_forbidden":
             return (f"{where}: unknown table [{table}]; the tables are "
-                    f"{', '.join(f'[{t}]' for t in _File.model_fields)}")
+                    f"{', '.join(f'[{t}]' for t in tables)}")
+        if kind == "missing":
+            return f"{where}: the table [{table}] is missing"
         return f"{where}: '{table}' must be a table ([{table}]), not a value"
-    table, key = loc[0], loc[1]
-    fields = _File.model_fields[table].annotation.model_fields  # type: ignore[union-attr]
-    if kind == "extra_forbidden":
+    key = loc[1]
+    fields = _fields_of(tables[table].annotation) if table in tables else {}
+    if kind == "extra_forbidden" and len(loc) == 2:
         return f"{where}: unknown key '{key}' in [{table}]; known keys: {', '.join(fields)}"
-    value = data[table][key]  # as written, not as pydantic holds it
+    name = f"[{table}] {key}" + "".join(f"[{part}]" for part in loc[2:])
+    field = fields.get(key)
+    example = _example(key, field)
+    if kind == "missing":
+        return f"{where}: {name} is missing{example}"
+    # As written in the file, not as pydantic holds it.
+    value = _written(data, error["loc"], error.get("input"))
+    return f"{where}: {name} must be {_wanted(error, field)}{example}, not {value!r}"
+
+
+def _wanted(error: Any, field: Any) -> str:
+    """What the key must be, for one pydantic error (any kind)."""
+    kind, context = error["type"], error.get("ctx") or {}
     if kind in WANTED:
-        return f"{where}: [{table}] {key} must be {WANTED[kind]}, not {value!r}"
-    low, high = _bounds(fields[key].metadata)
-    return f"{where}: [{table}] {key} must be from {low:g} to {high:g}, not {value!r}"
+        return WANTED[kind]
+    if kind in RANGE_ERRORS:
+        low, high = _bounds(field.metadata if field is not None else [], context)
+        if low is not None and high is not None:
+            return f"from {low:g} to {high:g}"
+        if low is not None:
+            return f"at least {low:g}"
+        if high is not None:
+            return f"at most {high:g}"
+        return _said(error).removeprefix("input should be ")
+    if kind == "literal_error":
+        choices = _choices(field) or [str(context.get("expected", ""))]
+        return f"one of {', '.join(choices)}"
+    if kind == "string_pattern_mismatch":
+        if field is not None and field.description:
+            return str(field.description)
+        return f"text of the form {context.get('pattern', '')!r}"
+    if kind in ("too_short", "string_too_short", "too_long", "string_too_long"):
+        count = context.get("min_length" if "short" in kind else "max_length")
+        unit = "character" if kind.startswith("string") else "item"
+        plural = "" if count == 1 else "s"
+        return f"{'at least' if 'short' in kind else 'at most'} {count} {unit}{plural}"
+    if field is not None and field.description:
+        return str(field.description)
+    return f"valid ({_said(error)})"
 
 
-def _bounds(metadata: list[Any]) -> tuple[float, float]:
-    """A field's range (``ge``, ``le``) as its `Field` declares it."""
-    low = next(m.ge for m in metadata if getattr(m, "ge", None) is not None)
-    high = next(m.le for m in metadata if getattr(m, "le", None) is not None)
-    return float(low), float(high)
+def _said(error: Any) -> str:
+    """pydantic's own words for an error, on one line, starting in lower case."""
+    message = " ".join(str(error.get("msg", "not valid")).split())
+    return message[:1].lower() + message[1:]
+
+
+def _fields_of(annotation: Any) -> dict[str, Any]:
+    """The fields of a table's model (nothing for a value that is not a table)."""
+    fields = getattr(annotation, "model_fields", None)
+    return dict(fields) if isinstance(fields, dict) else {}
+
+
+def _example(key: str, field: Any) -> str:
+    """``, e.g. key = EXAMPLE`` when the field declares an example, else nothing."""
+    examples = getattr(field, "examples", None) if field is not None else None
+    if not examples:
+        return ""
+    return f", e.g. {key} = {json.dumps(examples[0], ensure_ascii=False)}"
+
+
+def _choices(field: Any) -> list[str]:
+    """The values a ``Literal`` field accepts, as written in the file."""
+    if field is None:
+        return []
+    found: list[str] = []
+    pending = [field.annotation]
+    while pending:
+        annotation = pending.pop(0)
+        if get_origin(annotation) is Literal:
+            found += [str(choice) for choice in get_args(annotation)]
+        else:
+            pending += list(get_args(annotation))
+    return found
+
+
+def _written(data: Any, loc: tuple[Any, ...], default: Any) -> Any:
+    """The value at ``loc`` in the parsed file, or ``default`` when it is not there."""
+    for part in loc:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return default
+    return data
+
+
+def _bounds(metadata: list[Any], context: dict[str, Any]) -> tuple[float | None, float | None]:
+    """A field's inclusive range (``ge``, ``le``) as its `Field` declares it, else as the
+    error says; None for a side it does not have."""
+    def first(name: str) -> float | None:
+        for source in (*metadata, context):
+            found = source.get(name) if isinstance(source, dict) else getattr(source, name, None)
+            if isinstance(found, (int, float)) and not isinstance(found, bool):
+                return float(found)
+        return None
+
+    return first("ge"), first("le")
 
 
 def _camera_settings(where: str, camera: _Camera, config: TowerConfig) -> None:
