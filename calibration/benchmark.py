@@ -338,6 +338,10 @@ def run(args: argparse.Namespace) -> int:
     cv2.setNumThreads(1)
     result: dict[str, Any] = {"seed": args.seed, "images": args.images}
     say = (lambda text: print(text, file=sys.stderr)) if args.json else print
+    if args.careless and (not args.labels or not 0.0 <= args.careless < 1.0):
+        print("dicetower bench calibrate: --careless F goes with --labels, 0 <= F < 1",
+              file=sys.stderr)
+        return 2
     if not args.only_simulated:
         scoring = _scoring()
         dataset = Path(args.dataset or os.environ.get("DICE_PHOTOS") or scoring.DEFAULT_DATASET)

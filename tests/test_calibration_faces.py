@@ -282,3 +282,9 @@ def test_photos_without_labels_ask_the_installer(tmp_path: Path) -> None:
     assert len(asked) == 3  # two throws learnt from, one checked with
     assert any(line.startswith("  throw-0.png: 1) ") for line in ui.lines)
     assert outcome.judged is not None and outcome.judged.without.dice == 9
+
+
+def test_bench_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "calibrate", "--careless", "0.1"]) == 2
+    err = capsys.readouterr().err
+    assert "--careless F goes with --labels" in err and len(err.splitlines()) == 1
