@@ -24,7 +24,7 @@ from calibration import light as light_step
 from calibration import tray as tray_step
 from calibration.controls import Knob, lock
 from calibration.errors import CalibrationError
-from calibration.labels import Labelled
+from calibration.labels import Labelled, place_by_reading
 from calibration.report import Reporter
 from calibration.sources import LiveThrows, PhotoThrows
 from vision import Profile, annotate, read_dice
@@ -169,10 +169,13 @@ Labeller = Callable[[str, np.ndarray, Profile | None], list[Labelled]]
 def _values(images: Sequence[np.ndarray], given: list[list[Labelled]] | None,
             labeller: Labeller | None, base: Profile, names: Sequence[str], what: str,
             ui: Reporter) -> list[list[Labelled]] | None:
-    """The dice's values for ``images``: as given (a labels file), else asked of
-    ``labeller``, else None (nothing learnt of the faces)."""
+    """The dice's values for ``images``: as given (a labels file; dice given without a box
+    placed by the reading), else asked of ``labeller``, else None (nothing learnt of the
+    faces)."""
     if given is not None:
-        return given
+        return [place_by_reading(dice, read_dice(image, base))
+                if any(d.center is None for d in dice) else dice
+                for image, dice in zip(images, given, strict=True)]
     if labeller is None:
         return None
     ui.say(f"  the values of the {what} throws' dice:")

@@ -288,3 +288,20 @@ def test_bench_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> 
     assert main(["bench", "calibrate", "--careless", "0.1"]) == 2
     err = capsys.readouterr().err
     assert "--careless F goes with --labels" in err and len(err.splitlines()) == 1
+
+
+def test_a_labels_file_without_boxes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Values given without boxes are placed on the dice read of those values: the faces are
+    learnt from them."""
+    from tests.test_calibration import _throws
+
+    faces_thrown = _throws(tmp_path, throws=3, seed=6)
+    records = [{"image": f"throw-{k}.png", "dice": [{"value": v, "bbox": None} for v in values]}
+               for k, values in enumerate(faces_thrown)]
+    (tmp_path / "labels.json").write_text(json.dumps(records))
+    code = main(["calibrate", "--yes", "--from-images", str(tmp_path), "--labels",
+                 str(tmp_path / "labels.json"), "--profile", str(tmp_path / "p.json")])
+    out = capsys.readouterr().out
+    assert code == 0 and "the faces learnt from 6 dice of known value" in out
+    notes = json.loads((tmp_path / "p.calibration.json").read_text())
+    assert notes["faces"]["with"]["dice"] == 9
