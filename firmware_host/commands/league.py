@@ -2,6 +2,7 @@
 
     dicetower league serve --broker mqtt://192.168.1.10            # board on :8100
     dicetower league serve --config league.toml
+    dicetower league new-season 2026-autumn                      # league-2026-autumn.sqlite3
 
 `dicetower demo --league --tables 3` (see `run_demo`) runs simulated tables and the board on
 this machine; `dicetower bench league` measures it (firmware_host/league/benchmark.py).
@@ -52,6 +53,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                            help=f"points per game {name if name != 'loss' else 'lost'} "
                            f"(default {default}; see docs/league.md)")
     serve.set_defaults(func=_serve)
+    season = commands.add_parser(
+        "new-season", help="start a new season's league file from the last one (kept)",
+        description="Make the next season's league file from the last one, which is only "
+        "read and kept: the tables, the players and merged names, and each table's game "
+        "under way go on; the standings start again. Then serve the new file with "
+        "--league. See docs/league.md.")
+    season.add_argument("name", help="the season's name, e.g. 2026-autumn")
+    season.add_argument("--league", type=Path, default=None,
+                        help="the last season's file (default: as `league serve`)")
+    season.add_argument("--config", type=Path, default=None,
+                        help="the league's configuration file, for its [league] file")
+    season.add_argument("--to", type=Path, default=None,
+                        help="the new season's file (default: league-NAME.sqlite3 beside the "
+                        "last season's)")
+    season.set_defaults(func=_new_season)
 
 
 def _fail(command: str, message: str) -> int:
@@ -111,13 +127,47 @@ def _serve(args: argparse.Namespace) -> int:
         return _fail("league serve", f"cannot serve the board on {options.host}:{port}: "
                      f"{err.strerror}")
     assert runner.server is not None
+    season = runner.store.setting("season") or {}
+    named = f" (season {season['name']})" if season.get("name") else ""
     print(f"dicetower league: listening to {address.url()} (topics {options.prefix}/towers/"
-          f"+/...), league file {file}")
+          f"+/...), league file {file}{named}")
     print(f"  board:       http://{options.host}:{runner.server.port}/")
     print(f"  game master: http://{options.host}:{runner.server.port}/admin  (PIN {runner.pin})")
     print("Ctrl-C stops.", flush=True)
     _wait_for_ctrl_c()
     runner.close()
+    return 0
+
+
+def _new_season(args: argparse.Namespace) -> int:
+    # The league's file (pydantic for its config): loaded when the command runs.
+    from firmware_host.league.config import load_league_config
+    from firmware_host.league.season import check_season_name, new_season, season_file
+    from firmware_host.league.store import LeagueError
+
+    try:
+        check_season_name(args.name)
+    except ValueError as err:
+        return _fail("league new-season", str(err))
+    old = args.league
+    if old is None and args.config is not None:
+        try:
+            checked, base = load_league_config(args.config)
+        except ValueError as err:
+            return _fail("league new-season", str(err))
+        old = base / checked.league.file if checked.league.file else None
+    old = old or default_league_file()
+    new = args.to or season_file(old, args.name)
+    try:
+        carried = new_season(old, new, args.name)
+    except LeagueError as err:
+        return _fail("league new-season", str(err))
+    except OSError as err:
+        return _fail("league new-season", f"{err.filename or new}: {err.strerror}")
+    print(f"dicetower league: season {args.name} in {new} ({carried['tables']} tables, "
+          f"{carried['games_under_way']} games under way, {carried['players']} players "
+          f"carried over); the last season stays in {old}")
+    print(f"  serve it: dicetower league serve --league {new} ...")
     return 0
 
 

@@ -59,6 +59,8 @@ CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 REPLAY_ERRORS = (RuleError, HubError, ValueError, KeyError, TypeError)
+FLOORS = "floors"  # the setting of a season started from another (`season`)
+SEASON = "season"  # the setting naming the season: {"name", "since", "after"}
 
 
 class StreamsEnded(Exception):
@@ -96,6 +98,10 @@ class LeagueStore:
         self.refused: list[str] = []  # why messages were refused, the latest last
         self._tables: dict[str, _Table] = {}
         self._db = _open(self.path)
+        # Per tower, the last action id of an earlier season (`season.new_season`): what is
+        # at or below it is not this season's, and never missing.
+        self._floors = {str(tower): int(floor)
+                        for tower, floor in (self.setting(FLOORS) or {}).items()}
         for (tower,) in self._db.execute("SELECT DISTINCT tower FROM actions").fetchall():
             self._replay(tower, 0)
             if self.missing_from(tower) is not None:
@@ -124,6 +130,9 @@ class LeagueStore:
                 return self._take_action(message, body)
 
     def _take_action(self, message: ActionMessage, body: dict[str, Any]) -> str:
+        floor = self._floors.get(message.tower, 0)
+        if message.id <= floor:
+            return "duplicate"  # an earlier season's: counted there already
         cursor = self._db.execute(
             "INSERT OR IGNORE INTO actions (tower, id, prev, received, body) "
             "VALUES (?, ?, ?, ?, ?)", (message.tower, message.id, message.prev,
@@ -135,7 +144,7 @@ class LeagueStore:
                          (message.tower, time.time()))
         tower = message.tower
         table = self._tables.setdefault(tower, _Table())
-        follows = message.prev == 0 or self._db.execute(
+        follows = message.prev <= floor or self._db.execute(
             "SELECT 1 FROM actions WHERE tower = ? AND id = ?", (tower, message.prev)
         ).fetchone() is not None
         if table.held is None and message.id > table.last and follows:
@@ -156,15 +165,16 @@ class LeagueStore:
         """The first action id of ``tower`` the league lacks before one it holds (what to
         ask the tower to publish again from), or None when nothing is missing."""
         with self._lock:
+            floor = self._floors.get(tower, 0)
             row = self._db.execute(
-                "SELECT min(a.prev) FROM actions a WHERE a.tower = ? AND a.prev > 0 AND NOT "
+                "SELECT min(a.prev) FROM actions a WHERE a.tower = ? AND a.prev > ? AND NOT "
                 "EXISTS (SELECT 1 FROM actions b WHERE b.tower = a.tower AND b.id = a.prev)",
-                (tower,)).fetchone()
+                (tower, floor)).fetchone()
             if row is None or row[0] is None:
                 return None
             below = self._db.execute("SELECT max(id) FROM actions WHERE tower = ? AND id < ?",
                                      (tower, row[0])).fetchone()
-        return int(below[0] or 0) + 1
+        return max(int(below[0] or 0), floor) + 1
 
     def refuse(self, reason: str) -> None:
         """Note a refused message (shown to the game master, kept short)."""
@@ -272,9 +282,9 @@ class LeagueStore:
                                     "ORDER BY name").fetchall()
             # Only a table holding actions back can lack some: the others cost no query.
             gaps = {name: self._db.execute(
-                "SELECT count(*) FROM actions a WHERE a.tower = ? AND a.prev > 0 AND NOT "
+                "SELECT count(*) FROM actions a WHERE a.tower = ? AND a.prev > ? AND NOT "
                 "EXISTS (SELECT 1 FROM actions b WHERE b.tower = a.tower AND b.id = a.prev)",
-                (name,)).fetchone()[0]
+                (name, self._floors.get(name, 0))).fetchone()[0]
                 for name, table in self._tables.items() if table.held is not None}
             result = []
             for name, status, status_at, seen in rows:
