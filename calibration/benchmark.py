@@ -96,11 +96,11 @@ class Row:
                 "ms_median": round(ms[len(ms) // 2], 2) if ms else None}
 
 
-def _read(image: Any, profile: Any) -> tuple[list[Any], float]:
+def _read(image: Any, profile: Any, readers: Any) -> tuple[list[Any], float]:
     from vision import read_dice
 
     start = time.perf_counter()
-    dice = read_dice(image, profile)
+    dice = read_dice(image, profile, readers=readers)
     return dice, (time.perf_counter() - start) * 1000.0
 
 
@@ -111,8 +111,9 @@ def dataset_rows(dataset: Path, images: int, seed: int, sources: list[str] | Non
     from calibration.report import Reporter
     from calibration.session import Settings, calibrate_photos
     from calibration.sources import PhotoThrows
-    from vision import load_image
+    from vision import load_image, shipped_readers
 
+    readers = shipped_readers()
     scoring = _scoring()
     records = scoring.load_manifest(dataset)
     sizes = dict(zip((r["image"] for r in records), scoring.die_sizes(records), strict=True))
@@ -131,7 +132,8 @@ def dataset_rows(dataset: Path, images: int, seed: int, sources: list[str] | Non
                                    [r["image"] for r in chosen])
         log = io.StringIO()
         try:
-            outcome = calibrate_photos(photos, Settings(), Reporter(out=log, bars=False))
+            outcome = calibrate_photos(photos, Settings(), Reporter(out=log, bars=False),
+                                       readers=readers)
         except CalibrationError as exc:
             outcome, stopped = None, str(exc)
         profile = outcome.profile if outcome and outcome.passed else None
@@ -140,7 +142,7 @@ def dataset_rows(dataset: Path, images: int, seed: int, sources: list[str] | Non
         for rec in rest:
             image = load_image(dataset / rec["image"])
             for row, prof in ((before, None), (after, profile)):
-                dice, ms = _read(image, prof)
+                dice, ms = _read(image, prof, readers)
                 tally = scoring.score_image(rec, sizes[rec["image"]],
                                             [d.to_json() for d in dice], ms)
                 row.counts["dice"] += tally.gt_dice
@@ -174,7 +176,9 @@ def simulated_rows(throws: int, seed: int, say: Any = print) -> list[dict[str, A
     from calibration.session import Settings, calibrate_live
     from calibration.sources import LiveThrows, SimulatedTable, still_image
     from firmware_host.camera.simulated import SimulatedCamera, SimulatedTray
+    from vision import shipped_readers
 
+    readers = shipped_readers()
     out = []
     for k, (name, light) in enumerate(LIGHTS.items()):
         options = dict(light)
@@ -193,7 +197,8 @@ def simulated_rows(throws: int, seed: int, say: Any = print) -> list[dict[str, A
                 knobs = light_knobs(camera, tray.set_ring, tray.ring)
                 try:
                     outcome = calibrate_live(live, Settings(expect=3), knobs,
-                                             Reporter(out=io.StringIO(), bars=False))
+                                             Reporter(out=io.StringIO(), bars=False),
+                                             readers=readers)
                 except CalibrationError as exc:
                     say(f"{name}: calibration stopped: {exc}")
                     outcome = None
@@ -205,7 +210,7 @@ def simulated_rows(throws: int, seed: int, say: Any = print) -> list[dict[str, A
                 faces = [rng.randint(1, 6) for _ in range(3)]
                 truth = tray.throw(faces)
                 image = still_image(camera)
-                dice, ms = _read(image, profile)
+                dice, ms = _read(image, profile, readers)
                 _tally(row, truth, dice, tray.layout.side)
                 row.ms.append(ms)
             camera.close()

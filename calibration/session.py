@@ -4,7 +4,8 @@
     outcome = calibrate_live(LiveThrows(camera, table), Settings(expect=3), knobs=knobs)
 
 Both give an `Outcome`: the profile (its empty tray in memory, not yet written), the preview
-of each step, and the check's verdict. Input the tool cannot use is a `CalibrationError`; a
+of each step, and the check's verdict. Both read with the ``readers`` they are given (the
+tower's; None: the shipped networks). Input the tool cannot use is a `CalibrationError`; a
 camera that stops is the camera's own `CameraError`: either way nothing is kept.
 """
 
@@ -23,7 +24,7 @@ from calibration.controls import Knob, lock
 from calibration.errors import CalibrationError
 from calibration.report import Reporter
 from calibration.sources import LiveThrows, PhotoThrows
-from vision import Profile, annotate, read_dice
+from vision import Profile, Readers, annotate, read_dice, shipped_readers
 
 
 @dataclass
@@ -56,7 +57,7 @@ class Outcome:
 
 
 def _tray_step(empty: np.ndarray | None, settings: Settings, ui: Reporter,
-               previews: dict[str, np.ndarray], *, light_later: bool = False
+               previews: dict[str, np.ndarray], readers: Readers, *, light_later: bool = False
                ) -> tuple[Profile, Any]:
     """Step 1 on an empty-tray image (or none): the profile of the tray, and its outline.
     ``light_later``: the light step comes next and may brighten a dim tray."""
@@ -83,7 +84,7 @@ def _tray_step(empty: np.ndarray | None, settings: Settings, ui: Reporter,
     roll, keep = tray_step.propose_zones(quad, settings.keep)
     profile = Profile(zones=[roll], keep_zone=keep)
     if empty is not None:
-        found = [d for d in read_dice(empty, profile) if d.value is not None]
+        found = [d for d in read_dice(empty, profile, readers=readers) if d.value is not None]
         if found:
             raise CalibrationError(f"the tray is not empty: {len(found)} dice read in the "
                                    "picture of the empty tray; take them out and start again")
@@ -96,10 +97,10 @@ def _tray_step(empty: np.ndarray | None, settings: Settings, ui: Reporter,
 
 
 def _dice_step(images: list[np.ndarray], expects: list[int], base: Profile, ui: Reporter,
-               previews: dict[str, np.ndarray]) -> dice_step.DiceFindings:
+               previews: dict[str, np.ndarray], readers: Readers) -> dice_step.DiceFindings:
     # One reading with the tray's profile, then the die sizes tried: about 20 profiles.
     with ui.progress(20, "profiles tried") as tick:
-        findings = dice_step.learn(images, expects, base, tick)
+        findings = dice_step.learn(images, expects, base, tick, readers=readers)
     sides = dice_step.mean_side(findings.sides)
     ui.say(f"  {len(findings.sides)} dice read in {len(images)} throws"
            + (f", {sides:.0f} px a side by their pips" if sides else ""))
@@ -122,12 +123,13 @@ def _fallbacks(profile: Profile, base: Profile) -> list[Profile]:
 
 def _check_step(images: list[np.ndarray], expects: list[int], profile: Profile,
                 base: Profile, empty: np.ndarray | None, ui: Reporter,
-                previews: dict[str, np.ndarray]) -> tuple[Profile, check_step.CheckResult]:
+                previews: dict[str, np.ndarray], readers: Readers
+                ) -> tuple[Profile, check_step.CheckResult]:
     candidates = _fallbacks(profile, base)
     with ui.progress(len(images) * len(candidates), "check throws read") as tick:
         for k, candidate in enumerate(candidates):
             result = check_step.check(images, expects, candidate,
-                                      check_step.floor_colour(empty))
+                                      check_step.floor_colour(empty), readers=readers)
             tick(len(images))
             if result.passed:
                 break
@@ -149,24 +151,26 @@ def _check_step(images: list[np.ndarray], expects: list[int], profile: Profile,
     return candidate, result
 
 
-def _expects(images: list[np.ndarray], given: list[int] | None) -> list[int]:
+def _expects(images: list[np.ndarray], given: list[int] | None, readers: Readers
+             ) -> list[int]:
     """Dice per throw: as told, or (without --expect) as many as the plain reader finds."""
     if given is not None:
         return given
-    return [max(1, len(read_dice(image))) for image in images]
+    return [max(1, len(read_dice(image, readers=readers))) for image in images]
 
 
 def calibrate_photos(photos: PhotoThrows, settings: Settings,
-                     ui: Reporter | None = None) -> Outcome:
+                     ui: Reporter | None = None, *, readers: Readers | None = None) -> Outcome:
     """The four steps on pictures: step 2 only measures the light, nothing can change it."""
     ui = ui or Reporter()
+    readers = shipped_readers() if readers is None else readers
     previews: dict[str, np.ndarray] = {}
     ui.step(1, "the empty tray")
     empty = tray_step.median_image(photos.empties) if photos.empties else None
     if empty is not None and empty.shape != photos.learn_images[0].shape:
         raise CalibrationError("the empty tray and the throws are not of one size: take them "
                                "with the same camera")
-    base, quad = _tray_step(empty, settings, ui, previews)
+    base, quad = _tray_step(empty, settings, ui, previews, readers)
     ui.step(2, "the light")
     first = photos.learn_images[0]
     tray_step.check_light(first, "the first throw")
@@ -176,19 +180,20 @@ def calibrate_photos(photos: PhotoThrows, settings: Settings,
     if photos.learn_expects is None:
         ui.say("  no --expect: the count of each throw is what the reader finds (it cannot "
                "tell dice it misses)")
-    learn_expects = _expects(photos.learn_images, photos.learn_expects)
-    findings = _dice_step(photos.learn_images, learn_expects, base, ui, previews)
+    learn_expects = _expects(photos.learn_images, photos.learn_expects, readers)
+    findings = _dice_step(photos.learn_images, learn_expects, base, ui, previews, readers)
     ui.step(4, "the check")
-    check_expects = _expects(photos.check_images, photos.check_expects)
+    check_expects = _expects(photos.check_images, photos.check_expects, readers)
     profile, result = _check_step(photos.check_images, check_expects, findings.profile, base,
-                                  empty, ui, previews)
+                                  empty, ui, previews, readers)
     return Outcome(profile, empty, findings, result, {}, previews, quad)
 
 
 def calibrate_live(live: LiveThrows, settings: Settings, knobs: list[Knob] | None = None,
-                   ui: Reporter | None = None) -> Outcome:
+                   ui: Reporter | None = None, *, readers: Readers | None = None) -> Outcome:
     """The four steps on a live camera: throws made by the live source's table."""
     ui = ui or Reporter()
+    readers = shipped_readers() if readers is None else readers
     if settings.expect is None:
         raise CalibrationError("--expect N is needed with a camera: how many dice the game uses")
     n = settings.expect
@@ -196,7 +201,7 @@ def calibrate_live(live: LiveThrows, settings: Settings, knobs: list[Knob] | Non
     ui.step(1, "the empty tray")
     live.table.clear()
     empty = tray_step.median_image(live.empty_frames())
-    base, quad = _tray_step(empty, settings, ui, previews, light_later=bool(knobs))
+    base, quad = _tray_step(empty, settings, ui, previews, readers, light_later=bool(knobs))
     ui.step(2, "the light")
     chosen: dict[str, float] = {}
     if knobs:
@@ -205,12 +210,12 @@ def calibrate_live(live: LiveThrows, settings: Settings, knobs: list[Knob] | Non
         total = 1 + sum(len(k.values) for k in knobs)
         with ui.progress(total, "light settings tried") as tick:
             best, best_image, _ = light_step.sweep(
-                knobs, live.grab, lambda i: read_dice(i, plain), n, tick)
+                knobs, live.grab, lambda i: read_dice(i, plain, readers=readers), n, tick)
         chosen = dict(best.settings)
         locked = lock(live.camera)
         ui.say(f"  chosen: {light_step.describe(best)}"
                + (" (automatic exposure locked)" if locked else ""))
-        previews["2-light"] = annotate(best_image, read_dice(best_image, plain))
+        previews["2-light"] = annotate(best_image, read_dice(best_image, plain, readers=readers))
         ui.preview("2-light", previews["2-light"])
         del image
         # The empty tray again, under the light chosen: the floor is compared with it.
@@ -228,9 +233,9 @@ def calibrate_live(live: LiveThrows, settings: Settings, knobs: list[Knob] | Non
         for _ in range(settings.throws):
             images.append(live.throw(n))
             tick(1)
-    findings = _dice_step(images, [n] * len(images), base, ui, previews)
+    findings = _dice_step(images, [n] * len(images), base, ui, previews, readers)
     ui.step(4, "the check")
     checks = [live.throw(n) for _ in range(settings.checks)]
     profile, result = _check_step(checks, [n] * len(checks), findings.profile, base, empty, ui,
-                                  previews)
+                                  previews, readers)
     return Outcome(profile, empty, findings, result, chosen, previews, quad)

@@ -9,8 +9,8 @@ pulled towards the shipped weights so that a few patches move it only where they
 second; the rest of the network, and every rule that reads its probabilities, stay as they are.
 
     adaptation = fit(features, labels, *net.classifier(), model=net.digest)
-    with reading_with(adapted(net, adaptation)):   # vision.face_net
-        ...                                        # every reading uses the refitted layer
+    profile = replace(profile, adaptation=adaptation)
+    read_dice(image, profile, readers=readers)  # the face network reads with the refitted layer
 
 An adaptation is tied to the model file it was computed with (its SHA-256): with another
 model, its weights mean nothing, so `adapted` ignores it with a one-line warning.
@@ -123,8 +123,8 @@ def fit(features: np.ndarray, labels: np.ndarray, weights: np.ndarray, biases: n
 
 
 class AdaptedNet(FaceNet):
-    """The face network with a profile's last layer: what `vision.face_net.default_net`
-    gives within `vision.face_net.reading_with`."""
+    """The face network with a profile's last layer: what a reading with that profile reads
+    with (`vision.readers.Readers.with_profile`)."""
 
     def __init__(self, base: FaceNet, adaptation: Adaptation) -> None:
         # The base's loaded network is shared, not loaded again.
