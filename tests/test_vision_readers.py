@@ -113,6 +113,7 @@ def test_a_profiles_adaptation_is_the_face_network_of_its_readings(caplog) -> No
     assert adapted.finder is shipped().finder and adapted.lean is shipped().lean
     # Adapted again from the model file, not on top of the refitted layer.
     assert adapted.with_profile(profile).face.base is net
+    assert adapted.base_face is net and shipped().base_face is net
     assert _values(read_dice(image, profile)) == []
     assert _values(read_dice(image, profile, readers=shipped())) == []
     assert _values(read_dice(image, Profile())) == [3, 5]

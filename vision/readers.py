@@ -51,6 +51,12 @@ class Readers:
         return cls(_face(str(face or FACE_MODEL)), _finder(str(finder or FINDER_MODEL)),
                    _lean(str(lean or LEAN_MODEL)))
 
+    @property
+    def base_face(self) -> FaceReader:
+        """The face network as its model file has it: a profile's adaptation taken off (what
+        an adaptation is computed with, `vision.adaptation.fit`)."""
+        return self.face.base if isinstance(self.face, AdaptedNet) else self.face
+
     def with_profile(self, profile: Profile | None) -> Readers:
         """These networks as a reading with ``profile`` uses them: the face network with the
         profile's adaptation to its dice as its last layer, when it has one made for this
@@ -61,7 +67,7 @@ class Readers:
         if adaptation is None:
             return self
         # An adapted network is adapted again from its model file, not on top of its layer.
-        base = self.face.base if isinstance(self.face, AdaptedNet) else self.face
+        base = self.base_face
         if not isinstance(base, FaceNet):
             return self
         net = adapted(base, adaptation)
