@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint browser train-deps clean
+.PHONY: demo test lint browser broker train-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/dicetower demo --games 1
 
-test: $(STAMP) browser
+test: $(STAMP) browser broker
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
@@ -33,6 +33,10 @@ train-deps: $(STAMP)
 # Headless Chromium and its driver for the scoreboard's browser tests (Debian packages).
 browser:
 	@sh tools/install-browser.sh
+
+# The Mosquitto broker for the league's tests, which start their own on a free port (Debian).
+broker:
+	@sh tools/install-mosquitto.sh
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -5,12 +5,17 @@
    to the calibration as throws, with the number of dice each shows (what an installer knows
    at the bar; never the values or the boxes). The rest of the source is then read without
    a profile and with the profile the calibration saved (none if it refused), and scored
-   with the dataset's own rule (vision's lab scoring).
+   with the dataset's own rule (vision's lab scoring). ``--labels``: the calibration is
+   given the chosen images' values too (what an installer confirms), and learns the dice's
+   faces; ``--careless F``: that share of the values given is wrong (seeded), as a careless
+   installer's; ``--loso DIR``: each source is calibrated and read by the networks trained
+   without it (`vision.lab.loso`), as dice the project never saw.
 2. **Simulated trays under hard light** (``--simulated``): for each light (dim, warm,
    coloured, one strong lamp with hard shadows, glare), the live calibration runs on the
    simulated camera, then fresh throws are read by the uncalibrated tower (no profile, the
    camera as it was) and by the calibrated one (the profile and the light chosen), against
-   the simulated tray's truth: recall and precision.
+   the simulated tray's truth: recall and precision (``--labels``: the tray tells the
+   calibration each die's value, as an installer confirming each reading).
 
 Times (ms) are of `read_dice` alone, one core.
 """
@@ -73,6 +78,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="only the simulated trays")
     parser.add_argument("--throws", type=positive_int, default=12,
                         help="simulated throws read before and after, per light (default 12)")
+    parser.add_argument("--labels", action="store_true",
+                        help="give the calibration the dice's values (faces learnt)")
+    parser.add_argument("--careless", type=float, default=0.0, metavar="F",
+                        help="with --labels: this share of the values given wrong (seeded)")
+    parser.add_argument("--loso", metavar="DIR", type=Path, default=None,
+                        help="each source calibrated and read by the networks trained "
+                        "without it (python -m vision.lab.loso train DIR)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -104,16 +116,42 @@ def _read(image: Any, profile: Any, readers: Any) -> tuple[list[Any], float]:
     return dice, (time.perf_counter() - start) * 1000.0
 
 
+def careless(values: list[list[Any]], share: float, seed: int) -> list[list[Any]]:
+    """``values`` (`calibration.labels.Labelled` per throw) with ``share`` of them wrong: the
+    dice picked and their wrong values drawn by ``seed``."""
+    from dataclasses import replace
+
+    rng = random.Random(seed)
+    flat = [(k, j) for k, dice in enumerate(values) for j in range(len(dice))]
+    wrong = set(rng.sample(flat, round(share * len(flat))))
+    return [[replace(d, value=rng.choice([v for v in range(1, 7) if v != d.value]))
+             if (k, j) in wrong else d for j, d in enumerate(dice)]
+            for k, dice in enumerate(values)]
+
+
+def _networks(loso: Path | None, source: str) -> Any:
+    """The networks a source is read by: the shipped ones, or those trained without it."""
+    from vision import shipped_readers
+
+    if loso is None:
+        return shipped_readers()
+    from vision.lab.loso import left_out
+
+    return left_out(loso, source)
+
+
 def dataset_rows(dataset: Path, images: int, seed: int, sources: list[str] | None,
-                 say: Any = print) -> list[dict[str, Any]]:
+                 say: Any = print, *, labels: bool = False, wrong: float = 0.0,
+                 loso: Path | None = None) -> list[dict[str, Any]]:
     """Per source: what the calibration chose, and the rest of the source before and after."""
+    from calibration.dice import replace_profile
     from calibration.errors import CalibrationError
+    from calibration.labels import load_labels
     from calibration.report import Reporter
     from calibration.session import Settings, calibrate_photos
     from calibration.sources import PhotoThrows
-    from vision import load_image, shipped_readers
+    from vision import load_image
 
-    readers = shipped_readers()
     scoring = _scoring()
     records = scoring.load_manifest(dataset)
     sizes = dict(zip((r["image"] for r in records), scoring.die_sizes(records), strict=True))
@@ -128,20 +166,32 @@ def dataset_rows(dataset: Path, images: int, seed: int, sources: list[str] | Non
         chosen = random.Random(seed).sample(recs, min(images, len(recs)))
         rest = [r for r in recs if r not in chosen]
         pictures = [load_image(dataset / r["image"]) for r in chosen]
+        values = None
+        if labels:  # the labels file an installer would write: the chosen records themselves
+            values = list(load_labels(_manifest_of(chosen), dataset).values())
+            values = careless(values, wrong, seed) if wrong else values
         photos = PhotoThrows.split([], pictures, [len(r["dice"]) for r in chosen],
-                                   [r["image"] for r in chosen])
+                                   [r["image"] for r in chosen], values)
         log = io.StringIO()
+        before, after = Row("before", dict.fromkeys(COLUMNS, 0), []), Row(
+            "after", dict.fromkeys(COLUMNS, 0), [])
+        readers = _networks(loso, source)
+        start = time.process_time()
         try:
             outcome = calibrate_photos(photos, Settings(), Reporter(out=log, bars=False),
                                        readers=readers)
         except CalibrationError as exc:
             outcome, stopped = None, str(exc)
+        seconds = time.process_time() - start
         profile = outcome.profile if outcome and outcome.passed else None
-        before, after = Row("before", dict.fromkeys(COLUMNS, 0), []), Row(
-            "after", dict.fromkeys(COLUMNS, 0), [])
+        runs = [(before, None), (after, profile)]
+        if profile is not None and profile.adaptation is not None:
+            # The same profile without the faces learnt: what they alone change.
+            unlearnt = Row("no faces", dict.fromkeys(COLUMNS, 0), [])
+            runs.append((unlearnt, replace_profile(profile, adaptation=None)))
         for rec in rest:
             image = load_image(dataset / rec["image"])
-            for row, prof in ((before, None), (after, profile)):
+            for row, prof in runs:
                 dice, ms = _read(image, prof, readers)
                 tally = scoring.score_image(rec, sizes[rec["image"]],
                                             [d.to_json() for d in dice], ms)
@@ -158,16 +208,35 @@ def dataset_rows(dataset: Path, images: int, seed: int, sources: list[str] | Non
                                               or ["reads worse than no profile"])
         else:
             verdict = describe_profile(profile)
+        faces = _faces_lines(log.getvalue())
         say(f"{source}: calibrated on {', '.join(Path(r['image']).name for r in chosen)} -> "
-            f"{verdict}")
+            f"{verdict} ({seconds:.1f} s of CPU)" + "".join(f"\n  {f}" for f in faces))
         out.append({"source": source, "calibrated_on": [r["image"] for r in chosen],
-                    "saved": profile is not None, "verdict": verdict,
+                    "saved": profile is not None, "verdict": verdict, "faces": faces,
+                    "calibration_cpu_s": round(seconds, 2),
                     "profile": profile.to_dict() if profile else None, "images": len(rest),
-                    "before": before.to_json(), "after": after.to_json()})
+                    "before": before.to_json(), "after": after.to_json(),
+                    **({"no faces": runs[2][0].to_json()} if len(runs) > 2 else {})})
     return out
 
 
-def simulated_rows(throws: int, seed: int, say: Any = print) -> list[dict[str, Any]]:
+def _faces_lines(log: str) -> list[str]:
+    """What a calibration's log says of the dice's faces learnt."""
+    return [line.strip() for line in log.splitlines() if "faces learnt" in line or "slip" in line]
+
+
+def _manifest_of(records: list[dict[str, Any]]) -> Path:
+    """The records as a labels file (a temporary one: `load_labels` reads files)."""
+    import json
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as file:
+        json.dump(records, file)
+    return Path(file.name)
+
+
+def simulated_rows(throws: int, seed: int, say: Any = print, *,
+                   labels: bool = False) -> list[dict[str, Any]]:
     """Per light: the live calibration on the simulated tray, then fresh throws before and
     after, against the tray's truth."""
     from calibration.controls import light_knobs
@@ -195,9 +264,11 @@ def simulated_rows(throws: int, seed: int, say: Any = print) -> list[dict[str, A
             if phase == "after":
                 live = LiveThrows(camera, table)
                 knobs = light_knobs(camera, tray.set_ring, tray.ring)
+                log = io.StringIO()
                 try:
                     outcome = calibrate_live(live, Settings(expect=3), knobs,
-                                             Reporter(out=io.StringIO(), bars=False),
+                                             Reporter(out=log, bars=False),
+                                             live.told_values if labels else None,
                                              readers=readers)
                 except CalibrationError as exc:
                     say(f"{name}: calibration stopped: {exc}")
@@ -218,9 +289,11 @@ def simulated_rows(throws: int, seed: int, say: Any = print) -> list[dict[str, A
             if phase == "after":
                 rows["light"] = chosen  # type: ignore[assignment]
                 rows["saved"] = profile is not None  # type: ignore[assignment]
+        faces = _faces_lines(log.getvalue())
         say(f"{name}: light chosen {rows['light'] or 'none'}; profile "
-            f"{'saved' if rows['saved'] else 'refused'}")
+            f"{'saved' if rows['saved'] else 'refused'}" + "".join(f"\n  {f}" for f in faces))
         out.append({"light": name, "chosen": rows["light"], "saved": rows["saved"],
+                    "faces": faces,
                     "before": rows["before"].to_json(), "after": rows["after"].to_json()})
     return out
 
@@ -246,13 +319,15 @@ def _tally(row: Row, truth: Any, dice: list[Any], side: float) -> None:
 
 
 def table(rows: list[dict[str, Any]], key: str) -> str:
-    head = f"{key:<28}{'':>7}" + "".join(f"{c:>8}" for c in COLUMNS) + (
+    head = f"{key:<28}{'':>9}" + "".join(f"{c:>8}" for c in COLUMNS) + (
         f"{'recall':>8}{'precis':>8}{'ms_med':>8}")
     lines = [head, "-" * len(head)]
     for row in rows:
-        for phase in ("before", "after"):
+        for phase in ("before", "after", "no faces"):
+            if phase not in row:
+                continue
             r = row[phase]
-            lines.append(f"{(row[key] if phase == 'before' else '')[:28]:<28}{phase:>7}"
+            lines.append(f"{(row[key] if phase == 'before' else '')[:28]:<28}{phase:>9}"
                          + "".join(f"{r[c]:>8}" for c in COLUMNS)
                          + f"{r['recall']:>8.3f}{r['precision']:>8.3f}"
                          + f"{r['ms_median'] if r['ms_median'] is not None else '-':>8}")
@@ -267,6 +342,10 @@ def run(args: argparse.Namespace) -> int:
     cv2.setNumThreads(1)
     result: dict[str, Any] = {"seed": args.seed, "images": args.images}
     say = (lambda text: print(text, file=sys.stderr)) if args.json else print
+    if args.careless and (not args.labels or not 0.0 <= args.careless < 1.0):
+        print("dicetower bench calibrate: --careless F goes with --labels, 0 <= F < 1",
+              file=sys.stderr)
+        return 2
     if not args.only_simulated:
         scoring = _scoring()
         dataset = Path(args.dataset or os.environ.get("DICE_PHOTOS") or scoring.DEFAULT_DATASET)
@@ -296,11 +375,22 @@ def run(args: argparse.Namespace) -> int:
                 print(f"dicetower bench calibrate: --sources {args.sources!r}: {what}; "
                       f"sources: {', '.join(known)}", file=sys.stderr)
                 return 2
-        result["dataset"] = dataset_rows(dataset, args.images, args.seed, sources, say)
+        if args.loso is not None:
+            from vision.lab.loso import missing
+
+            problem = next(filter(None, (missing(args.loso, s) for s in known
+                                         if not sources or any(s.startswith(p)
+                                                               for p in sources))), None)
+            if problem:
+                print(f"dicetower bench calibrate: --loso: {problem}", file=sys.stderr)
+                return 2
+        result["dataset"] = dataset_rows(dataset, args.images, args.seed, sources, say,
+                                         labels=args.labels, wrong=args.careless,
+                                         loso=args.loso)
         if not args.json:
             print(table(result["dataset"], "source"))
     if args.simulated or args.only_simulated:
-        result["simulated"] = simulated_rows(args.throws, args.seed, say)
+        result["simulated"] = simulated_rows(args.throws, args.seed, say, labels=args.labels)
         if not args.json:
             print(table(result["simulated"], "light"))
     if args.json:

@@ -244,7 +244,8 @@ def describe_profile(p: Profile) -> str:
     pips = f"{p.pip_polarity} pips" if p.pip_polarity else "pips of either polarity"
     colours = (f"{len(p.dice_colors)} dice colour(s)" if p.dice_colors
                else "no dice colours")
-    return f"{size}, {pips}, {colours}"
+    faces = ", faces learnt" if p.adaptation is not None else ""
+    return f"{size}, {pips}, {colours}{faces}"
 
 
 def mean_side(sides: Sequence[float]) -> float | None:

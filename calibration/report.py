@@ -46,6 +46,15 @@ class Reporter:
         except EOFError:
             raise KeyboardInterrupt from None  # stdin closed: nobody will answer
 
+    def answer(self, prompt: str) -> str:
+        """The installer's answer to ``prompt`` (a line typed at the terminal)."""
+        self.lines.append(prompt)
+        print(prompt, end="", file=self.out, flush=True)
+        try:
+            return input()
+        except EOFError:
+            raise KeyboardInterrupt from None  # stdin closed: nobody will answer
+
     def preview(self, name: str, image: Any) -> None:
         """A step's annotated picture, as soon as it is made: the terminal saves them all at
         the end (`store`), a page shows each at once (`calibration.web`)."""

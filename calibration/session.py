@@ -11,17 +11,21 @@ camera that stops is the camera's own `CameraError`: either way nothing is kept.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from calibration import adapt, faces
 from calibration import check as check_step
 from calibration import dice as dice_step
 from calibration import light as light_step
 from calibration import tray as tray_step
 from calibration.controls import Knob, lock
 from calibration.errors import CalibrationError
+from calibration.labels import Labelled, place_by_reading
 from calibration.report import Reporter
 from calibration.sources import LiveThrows, PhotoThrows
 from vision import Profile, Readers, annotate, read_dice, shipped_readers
@@ -50,6 +54,8 @@ class Outcome:
     light: dict[str, float] = field(default_factory=dict)
     previews: dict[str, np.ndarray] = field(default_factory=dict)
     tray: list[tuple[float, float]] | None = None
+    learnt: adapt.Learnt | None = None  # the dice's faces learnt from their values
+    judged: faces.Judgement | None = None  # ... and checked with and without
 
     @property
     def passed(self) -> bool:
@@ -159,9 +165,88 @@ def _expects(images: list[np.ndarray], given: list[int] | None, readers: Readers
     return [max(1, len(read_dice(image, readers=readers))) for image in images]
 
 
+# Who gives the values of a throw's dice: (name, picture, the tray's profile) -> the dice.
+Labeller = Callable[[str, np.ndarray, Profile | None], list[Labelled]]
+
+
+def _values(images: Sequence[np.ndarray], given: list[list[Labelled]] | None,
+            labeller: Labeller | None, base: Profile, names: Sequence[str], what: str,
+            ui: Reporter, readers: Readers) -> list[list[Labelled]] | None:
+    """The dice's values for ``images``: as given (a labels file; dice given without a box
+    placed by the reading), else asked of ``labeller``, else None (nothing learnt of the
+    faces)."""
+    if given is not None:
+        return [place_by_reading(dice, read_dice(image, base, readers=readers))
+                if any(d.center is None for d in dice) else dice
+                for image, dice in zip(images, given, strict=True)]
+    if labeller is None:
+        return None
+    ui.say(f"  the values of the {what} throws' dice:")
+    return [labeller(names[k] if k < len(names) else f"throw {k + 1}", image, base)
+            for k, image in enumerate(images)]
+
+
+def _faces_step(images: Sequence[np.ndarray], labelled: list[list[Labelled]] | None,
+                base: Profile, names: Sequence[str], ui: Reporter, readers: Readers
+                ) -> list[adapt.Patches]:
+    """Step 3, with values: patches of these dice cut from each throw, and what the face
+    network's last layer learns from them said (slips of the installer's set aside)."""
+    if labelled is None:
+        return []
+    start = time.monotonic()
+    parts = _cut(images, labelled, base, names, readers)
+    learnt = adapt.learn(adapt.merged(parts), readers.base_face)
+    if not learnt.dice:
+        ui.say("  no die with a value to learn the faces from")
+        return []
+    ui.say(f"  the faces learnt from {learnt.dice} dice of known value "
+           f"({time.monotonic() - start:.1f} s)")
+    for doubt in learnt.doubted:
+        ui.say(f"  set aside, the value given looks like a slip: {doubt}")
+    return parts
+
+
+def _cut(images: Sequence[np.ndarray], labelled: Sequence[list[Labelled]], base: Profile,
+         names: Sequence[str], readers: Readers) -> list[adapt.Patches]:
+    """The patches of each throw (one `adapt.Patches` per throw, empty without values)."""
+    return [adapt.cut([image], [dice], base, [names[k] if k < len(names) else
+                                               f"throw {k + 1}"], readers=readers)
+            for k, (image, dice) in enumerate(zip(images, labelled, strict=True))]
+
+
+def _faces_check(images: Sequence[np.ndarray], labelled: Sequence[list[Labelled]],
+                 parts: list[adapt.Patches], profile: Profile, ui: Reporter, readers: Readers
+                 ) -> tuple[Profile, adapt.Learnt | None, faces.Judgement | None]:
+    """Step 4, with values: every throw with values read with the faces learnt from the
+    others and without them; kept only where they read better, then learnt from all."""
+    if not parts or not any(p.patches for p in parts):
+        return profile, None, None
+    with ui.progress(len(images), "throws read with the faces learnt from the others") as tick:
+        judged = faces.cross_judge(images, labelled, parts, profile, readers, tick)
+    ui.say(f"  each throw read with the faces learnt from the others: {judged.with_it}; "
+           f"without: {judged.without}")
+    if not judged.kept:
+        ui.say("  the faces learnt are not kept: they read the throws no better")
+        return profile, None, judged
+    learnt = adapt.learn(adapt.merged(parts), readers.base_face)
+    ui.say(f"  the faces learnt are kept (from all {learnt.dice} dice): they read the throws "
+           "better")
+    for doubt in learnt.doubted:
+        ui.say(f"  set aside, the value given looks like a slip: {doubt}")
+    return replace_adaptation(profile, learnt.adaptation), learnt, judged
+
+
+def replace_adaptation(profile: Profile, adaptation: Any) -> Profile:
+    """A copy of ``profile`` with ``adaptation``, sharing its empty tray."""
+    return dice_step.replace_profile(profile, adaptation=adaptation)
+
+
 def calibrate_photos(photos: PhotoThrows, settings: Settings,
-                     ui: Reporter | None = None, *, readers: Readers | None = None) -> Outcome:
-    """The four steps on pictures: step 2 only measures the light, nothing can change it."""
+                     ui: Reporter | None = None, labeller: Labeller | None = None, *,
+                     readers: Readers | None = None) -> Outcome:
+    """The four steps on pictures: step 2 only measures the light, nothing can change it.
+    The dice's values come from the photos' labels, else from ``labeller``, else nowhere
+    (the faces are then not learnt)."""
     ui = ui or Reporter()
     readers = shipped_readers() if readers is None else readers
     previews: dict[str, np.ndarray] = {}
@@ -180,18 +265,43 @@ def calibrate_photos(photos: PhotoThrows, settings: Settings,
     if photos.learn_expects is None:
         ui.say("  no --expect: the count of each throw is what the reader finds (it cannot "
                "tell dice it misses)")
-    learn_expects = _expects(photos.learn_images, photos.learn_expects, readers)
+    n_learn = len(photos.learn_images)
+    learn_names, check_names = photos.names[:n_learn], photos.names[n_learn:]
+    learn_labels = _values(photos.learn_images, photos.learn_labels, labeller, base,
+                           learn_names, "learnt", ui, readers)
+    learn_expects = _expects(photos.learn_images, photos.learn_expects or _counts(learn_labels),
+                             readers)
     findings = _dice_step(photos.learn_images, learn_expects, base, ui, previews, readers)
+    parts = _faces_step(photos.learn_images, learn_labels, base, learn_names, ui, readers)
     ui.step(4, "the check")
-    check_expects = _expects(photos.check_images, photos.check_expects, readers)
+    check_labels = (_values(photos.check_images, photos.check_labels, labeller, base,
+                            check_names, "check", ui, readers) if parts
+                    else photos.check_labels)
+    check_expects = _expects(photos.check_images, photos.check_expects or _counts(check_labels),
+                             readers)
     profile, result = _check_step(photos.check_images, check_expects, findings.profile, base,
                                   empty, ui, previews, readers)
-    return Outcome(profile, empty, findings, result, {}, previews, quad)
+    learnt = judged = None
+    if result.passed and parts:
+        check_labels = check_labels or [[] for _ in photos.check_images]
+        parts += _cut(photos.check_images, check_labels, base, check_names, readers)
+        profile, learnt, judged = _faces_check(
+            [*photos.learn_images, *photos.check_images],
+            [*(learn_labels or []), *(check_labels or [])], parts, profile, ui, readers)
+    return Outcome(profile, empty, findings, result, {}, previews, quad, learnt, judged)
+
+
+def _counts(labelled: list[list[Labelled]] | None) -> list[int] | None:
+    """Dice per throw, from their values given (None without)."""
+    return None if labelled is None else [len(dice) for dice in labelled]
 
 
 def calibrate_live(live: LiveThrows, settings: Settings, knobs: list[Knob] | None = None,
-                   ui: Reporter | None = None, *, readers: Readers | None = None) -> Outcome:
-    """The four steps on a live camera: throws made by the live source's table."""
+                   ui: Reporter | None = None, labeller: Labeller | None = None, *,
+                   readers: Readers | None = None) -> Outcome:
+    """The four steps on a live camera: throws made by the live source's table; with a
+    ``labeller`` (the installer confirming each reading, the simulated tray's truth), the
+    dice's faces are learnt and checked too."""
     ui = ui or Reporter()
     readers = shipped_readers() if readers is None else readers
     if settings.expect is None:
@@ -234,8 +344,18 @@ def calibrate_live(live: LiveThrows, settings: Settings, knobs: list[Knob] | Non
             images.append(live.throw(n))
             tick(1)
     findings = _dice_step(images, [n] * len(images), base, ui, previews, readers)
+    learn_labels = _values(images, None, labeller, base, [], "learnt", ui, readers)
+    parts = _faces_step(images, learn_labels, base, [], ui, readers)
     ui.step(4, "the check")
     checks = [live.throw(n) for _ in range(settings.checks)]
     profile, result = _check_step(checks, [n] * len(checks), findings.profile, base, empty, ui,
                                   previews, readers)
-    return Outcome(profile, empty, findings, result, chosen, previews, quad)
+    learnt = judged = None
+    if result.passed and parts:
+        check_labels = _values(checks, None, labeller, base, [], "check", ui, readers)
+        check_labels = check_labels or [[] for _ in checks]
+        parts += _cut(checks, check_labels, base, [], readers)
+        profile, learnt, judged = _faces_check([*images, *checks],
+                                               [*(learn_labels or []), *check_labels], parts,
+                                               profile, ui, readers)
+    return Outcome(profile, empty, findings, result, chosen, previews, quad, learnt, judged)

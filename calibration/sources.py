@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from calibration.errors import CalibrationError
+from calibration.labels import Labelled
 from firmware_host.camera.motion import moved, small_grey
 from vision import ImageError, load_image
 
@@ -40,24 +41,45 @@ class PhotoThrows:
     learn_expects: list[int] | None = None
     check_expects: list[int] | None = None
     names: list[str] = field(default_factory=list)
+    # The dice's values, per throw (`calibration.labels`), when a labels file gives them.
+    learn_labels: list[list[Labelled]] | None = None
+    check_labels: list[list[Labelled]] | None = None
     kind = "photos"
 
     @classmethod
     def split(cls, empties: list[np.ndarray], throws: Sequence[np.ndarray],
               expects: Sequence[int] | None = None,
-              names: Sequence[str] = ()) -> PhotoThrows:
+              names: Sequence[str] = (),
+              labels: Sequence[list[Labelled]] | None = None) -> PhotoThrows:
         """The last third of ``throws`` (at least one) for the check, the rest to learn."""
         if not throws:
             raise CalibrationError("no throws to learn from: give pictures of the dice in the "
                                    "tray")
         n = len(throws)
         checks = max(1, round(n / 3)) if n > 1 else 1
-        learn = list(throws[: n - checks]) if n > 1 else list(throws)
-        check = list(throws[n - checks:])
-        ex = list(expects) if expects is not None else None
-        return cls(empties, learn, check,
-                   (ex[: n - checks] if n > 1 else ex) if ex is not None else None,
-                   ex[n - checks:] if ex is not None else None, list(names))
+
+        def parts(items: Sequence[Any] | None) -> tuple[list[Any] | None, list[Any] | None]:
+            if items is None:
+                return None, None
+            return list(items[: n - checks]) if n > 1 else list(items), list(items[n - checks:])
+
+        learn, check = parts(throws)
+        learn_ex, check_ex = parts(expects)
+        learn_labels, check_labels = parts(labels)
+        return cls(empties, learn or [], check or [], learn_ex, check_ex, list(names),
+                   learn_labels, check_labels)
+
+    @classmethod
+    def from_labels(cls, folder: Path, labels: dict[str, list[Labelled]]) -> PhotoThrows:
+        """The photos a labels file names (paths relative to ``folder``), in its order, with
+        their dice's values; the empty tray from ``folder``'s files named empty*."""
+        empties = [_load(p) for p in sorted(folder.iterdir()) if p.is_file()
+                   and p.suffix.lower() in IMAGE_SUFFIXES
+                   and p.name.lower().startswith(EMPTY_PREFIX)]
+        names = list(labels)
+        throws = [_load(folder / name) for name in names]
+        values = [labels[name] for name in names]
+        return cls.split(empties, throws, [len(v) for v in values], names, values)
 
     @classmethod
     def from_folder(cls, folder: Path, expect: int | None = None) -> PhotoThrows:
@@ -67,10 +89,7 @@ class PhotoThrows:
                        if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
         empties, throws, names = [], [], []
         for path in files:
-            try:
-                image = load_image(path)
-            except ImageError as exc:
-                raise CalibrationError(str(exc)) from None
+            image = _load(path)
             if path.name.lower().startswith(EMPTY_PREFIX):
                 empties.append(image)
             else:
@@ -85,6 +104,13 @@ class PhotoThrows:
                                    "tray must be taken by the same camera as the throws")
         return cls.split(empties, throws, None if expect is None else [expect] * len(throws),
                          names)
+
+
+def _load(path: Path) -> np.ndarray:
+    try:
+        return load_image(path)
+    except ImageError as exc:
+        raise CalibrationError(str(exc)) from None
 
 
 class Table:
@@ -117,11 +143,15 @@ class SimulatedTable(Table):
         self.tray = tray
         self.rng = np.random.default_rng(seed)
         self.say = say or (lambda text: None)
+        self.last: list[Labelled] = []  # the dice of the last throw, as the tray knows them
 
     def throw(self, n: int) -> None:
         faces = [int(v) for v in self.rng.integers(1, 7, n)]
         self.say(f"(simulated tray: {n} dice thrown)")
-        self.tray.throw(faces)
+        truth = self.tray.throw(faces)
+        side = float(self.tray.layout.side)
+        self.last = [Labelled(d.value, (float(d.center[0]), float(d.center[1])), side)
+                     for d in truth.dice if d.zone != "outside" and not d.leaning]
 
     def clear(self) -> None:
         self.say("(simulated tray: the dice taken out)")
@@ -156,6 +186,7 @@ class LiveThrows:
         self.camera = camera
         self.table = table
         self.hold = hold
+        self._told: list[tuple[np.ndarray, list[Labelled]]] = []
 
     def empty_frames(self) -> list[np.ndarray]:
         """Frames of the empty tray, once it is still."""
@@ -165,7 +196,15 @@ class LiveThrows:
     def throw(self, n: int) -> np.ndarray:
         """One still picture of a fresh throw of ``n`` dice."""
         self.table.throw(n)
-        return still_image(self.camera, self.hold)
+        image = still_image(self.camera, self.hold)
+        if isinstance(self.table, SimulatedTable):
+            self._told.append((image, self.table.last))
+        return image
+
+    def told_values(self, name: str, image: np.ndarray, profile: Any = None) -> list[Labelled]:
+        """The dice's values of a throw as the simulated tray knows them (a labeller for
+        `calibration.session`: a perfect installer); none for another picture."""
+        return next((list(values) for seen, values in self._told if seen is image), [])
 
     def grab(self) -> np.ndarray:
         """A frame taken after a change of light: one frame is let go for it to settle."""

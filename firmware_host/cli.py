@@ -12,7 +12,7 @@ from firmware_host import __version__
 
 # Order is the order shown by --help.
 COMMAND_MODULES = ("demo", "run", "calibrate", "simulate", "odds", "read", "bench", "serve",
-                   "hw_test", "fairness", "service", "doctor")
+                   "hw_test", "fairness", "service", "doctor", "league")
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -41,6 +41,11 @@ class Light:
     """An RGB LED or a plain (dimmable) LED behind one interface: steady or blinking colour."""
 
     def __init__(self, pins: LightPins, factory: Factory) -> None:
+        # gpiozero's devices take one state change at a time: a blink stopped by a change made
+        # from another thread may be stopped before its thread has started ("cannot join
+        # thread before it is started"). The controller's loop and the game master's page
+        # both change the lights.
+        self._lock = threading.Lock()
         self.kind = pins.kind
         self.pins = pins.pins
         self.device: RGBLED | PWMLED
@@ -55,21 +60,24 @@ class Light:
         return max(colour)
 
     def steady(self, colour: Colour) -> None:
-        if isinstance(self.device, RGBLED):
-            self.device.color = colour
-        else:
-            self.device.value = self._level(colour)
+        with self._lock:
+            if isinstance(self.device, RGBLED):
+                self.device.color = colour
+            else:
+                self.device.value = self._level(colour)
 
     def blink(self, colour: Colour, on_time: float, off_time: float) -> None:
-        if isinstance(self.device, RGBLED):
-            self.device.blink(on_time=on_time, off_time=off_time, on_color=colour,
-                              off_color=OFF, background=True)
-        else:
-            # PWMLED.blink always lights fully; a plain LED's patterns differ in timing anyway.
-            self.device.blink(on_time=on_time, off_time=off_time, background=True)
+        with self._lock:
+            if isinstance(self.device, RGBLED):
+                self.device.blink(on_time=on_time, off_time=off_time, on_color=colour,
+                                  off_color=OFF, background=True)
+            else:
+                # PWMLED.blink always lights fully; a plain LED's patterns differ in timing.
+                self.device.blink(on_time=on_time, off_time=off_time, background=True)
 
     def close(self) -> None:
-        self.device.close()
+        with self._lock:
+            self.device.close()
 
 
 class SeatLights:
@@ -212,6 +220,7 @@ class Effects:
 
     def __init__(self, config: EffectsConfig, timing: Timing, factory: Factory) -> None:
         self._timing = timing
+        self._lock = threading.Lock()  # one blink change at a time, as for `Light`
         self.buzzer = None if config.buzzer is None else Buzzer(config.buzzer,
                                                                  pin_factory=factory)
         try:
@@ -234,9 +243,10 @@ class Effects:
             on_time, off_time, n = 6 * beep, beep, 1  # one long low moan: the worst hand
         else:
             raise ValueError(f"unknown flourish {name!r} (expected one of: 421, nénette)")
-        for device in (self.buzzer, self.led):
-            if device is not None:
-                device.blink(on_time=on_time, off_time=off_time, n=n, background=True)
+        with self._lock:
+            for device in (self.buzzer, self.led):
+                if device is not None:
+                    device.blink(on_time=on_time, off_time=off_time, n=n, background=True)
         return self.present
 
     def close(self) -> None:

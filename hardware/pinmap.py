@@ -1,10 +1,13 @@
 """The tower's pin map: one TOML file holding every pin and every timing, checked at start-up.
 
 `load_pinmap(path)` reads and validates the file and returns a frozen `PinMap` (its dataclasses
-live in `hardware.pinmap_model` and are importable from here too). Every problem found (a pin
-used twice, an unknown table or key, a missing field, a wrong type, a value out of range, such
-as a timing outside `TIMING_BOUNDS`) is collected and raised together as one `PinMapError`
-whose lines read like ``pinmap.toml: [seats.3].red: pin 17 is already used by [buttons].stop``.
+live in `hardware.pinmap_model` and are importable from here too). The file's tables, keys,
+types and ranges (an unknown table or key, a missing field, a wrong type, a value out of range,
+such as a timing outside `TIMING_BOUNDS`) are the pydantic models of `hardware.pinmap_model`;
+what lies between keys (a pin used twice, the fields each dispenser layout takes, seat numbers,
+angles within the servo's range) is checked here. Every problem found is raised together as
+one `PinMapError`, one line each, naming the file, the key and what to write instead:
+``pinmap.toml: [seats.3].red: pin 17 is already used by [buttons].stop``.
 
 Pins are BCM GPIO numbers 0..27. Some choices work but deserve a word, so they earn a warning
 (`PinMap.warnings`) rather than a refusal: a servo off the hardware-PWM pins (GPIO 12, 13, 18,
@@ -18,31 +21,45 @@ can read a pin map on any machine.
 
 from __future__ import annotations
 
-import math
+import contextlib
+import copy
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+from pydantic.fields import FieldInfo
+
 from hardware.pinmap_model import (
+    BCM_PINS,
+    PIN,
     RGB_KEYS,
+    TABLE_MODELS,
     TIMING_BOUNDS,
+    ButtonsTable,
     DispenserConfig,
+    DispenserTable,
     EffectsConfig,
     LightPins,
+    LightTable,
     PinMap,
+    PinMapFile,
     RingConfig,
     SeatConfig,
+    SeatTable,
     ServoConfig,
+    ServoTable,
     Timing,
 )
 
-BCM_PINS = range(28)
+__all__ = ["BCM_PINS", "EXAMPLE_PINMAP", "HARDWARE_PWM_PINS", "TIMING_BOUNDS", "DispenserConfig",
+           "EffectsConfig", "LightPins", "PinMap", "PinMapError", "RingConfig", "SeatConfig",
+           "ServoConfig", "Timing", "load_pinmap", "parse_pinmap"]
+
 HARDWARE_PWM_PINS = frozenset({12, 13, 18, 19})
 ID_EEPROM_PINS = frozenset({0, 1})
 MIN_SEATS, MAX_SEATS = 2, 10
-BUTTON_NAMES = ("stop", "undo", "new_game")
-LAYOUTS = ("per_seat", "pot")
 WHOLE_PERCENT_TOLERANCE = 2.0  # degrees a servo may land off its angle before we warn
 EXAMPLE_PINMAP = Path(__file__).with_name("pinmap.example.toml")
 
@@ -62,7 +79,8 @@ def load_pinmap(path: str | Path) -> PinMap:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise PinMapError([f"{name}: file not found"]) from None
+        raise PinMapError([f"{name}: file not found (copy {EXAMPLE_PINMAP} and edit it)"]
+                          ) from None
     except OSError as exc:
         raise PinMapError([f"{name}: cannot read: {exc.strerror}"]) from None
     return parse_pinmap(text, source=name)
@@ -74,156 +92,200 @@ def parse_pinmap(text: str, source: str = "pinmap.toml") -> PinMap:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise PinMapError([f"{source}: not valid TOML: {exc}"]) from None
-    return _Checker(source).check(data)
+    try:
+        checked = PinMapFile.model_validate(data)
+    except ValidationError as exc:
+        errors = exc.errors()
+    else:
+        return _Checker(source).check(checked)
+    # Every problem is told at once: what lies between keys is checked on the rest of the
+    # file too, when it holds together without the values the schema refused.
+    said = [_said(error) for error in errors]
+    refused = {key for key, _ in said}
+    try:
+        rest = PinMapFile.model_validate(_without(data, [error["loc"] for error in errors]))
+    except ValidationError:
+        rest = None
+    if rest is not None:
+        checker = _Checker(source)
+        with contextlib.suppress(PinMapError):
+            checker.check(rest)
+        said += [(key, text) for key, text in checker.failed if key not in refused]
+    said.sort(key=lambda problem: _place(problem[0]))
+    raise PinMapError([f"{source}: {key}: {text}" for key, text in said])
 
+
+def _without(data: Mapping[str, Any], places: list[tuple[Any, ...]]) -> dict[str, Any]:
+    """A copy of ``data`` without the values at ``places`` (pydantic error locations)."""
+    kept = copy.deepcopy(dict(data))
+    for place in places:
+        table: Any = kept
+        for part in place[:-1]:
+            table = table.get(part) if isinstance(table, dict) else None
+        if isinstance(table, dict):
+            table.pop(place[-1], None)
+    return kept
+
+
+def _place(key: str) -> tuple[int, int]:
+    """Where a key's problem is told: in the file's table order, seats by number."""
+    tables = list(PinMapFile.model_fields)
+    name, _, seat = key.lstrip("[").split("]")[0].partition(".")
+    return (tables.index(name) if name in tables else len(tables),
+            int(seat) if seat.isdigit() else 0)
+
+
+# ----------------------------------------------------------- the schema's errors, in words
+
+def _said(error: Mapping[str, Any]) -> tuple[str, str]:
+    """One pydantic error as its key and ``problem and fix``."""
+    return _key(error), _problem(error)
+
+
+def _key(error: Mapping[str, Any]) -> str:
+    loc = tuple(str(part) for part in error["loc"])
+    if loc[0] == "seats" and len(loc) > 1:
+        return f"[seats.{loc[1]}]" + "".join(f".{part}" for part in loc[2:])
+    return f"[{loc[0]}]" + "".join(f".{part}" for part in loc[1:])
+
+
+def _problem(error: Mapping[str, Any]) -> str:
+    loc = tuple(str(part) for part in error["loc"])
+    inner = loc[2:] if loc[0] == "seats" and len(loc) > 1 else loc[1:]
+    kind, value = error["type"], error.get("input")
+    model = TABLE_MODELS.get(loc[0])
+    field = model.model_fields.get(inner[-1]) if model is not None and inner else None
+    is_pin = field is not None and field.description == PIN
+    if kind == "missing":
+        if not inner:
+            return "missing table"
+        if loc[-1] == "layout":
+            return f"missing field (one of {', '.join(_choices(field))})"
+        return "missing field"
+    if kind == "extra_forbidden":
+        if len(loc) == 1:
+            return (f"unknown device table (expected one of: "
+                    f"{', '.join(PinMapFile.model_fields)})")
+        what = "button" if loc[0] == "buttons" else "key"
+        known = sorted(model.model_fields) if model is not None else []
+        return f"unknown {what} (expected one of: {', '.join(known)})"
+    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        return f"must be a table, not {_type_name(value)}"
+    if kind == "int_type" and is_pin:
+        return f"must be a BCM pin number (integer), not {_type_name(value)}"
+    if kind == "int_type":
+        return f"must be a whole number, not {_type_name(value)}"
+    if kind == "float_type":
+        return f"must be a number, not {_type_name(value)}"
+    if kind == "finite_number":
+        return f"must be a finite number, not {value}"
+    if kind == "literal_error":
+        return f"must be one of {', '.join(_choices(field))}, not {value!r}"
+    if is_pin:
+        return (f"pin {value} is not a BCM GPIO number "
+                f"({BCM_PINS.start}..{BCM_PINS.stop - 1})")
+    if kind == "greater_than":
+        return f"must be greater than {error['ctx']['gt']:g}, not {value}"
+    if kind in ("greater_than_equal", "less_than_equal") and field is not None:
+        low, high = _bounds(field)
+        unit = " seconds" if loc[0] == "timing" else ""
+        return f"must be between {low:g} and {high:g}{unit}, not {value:g}"
+    return f"{error['msg']}"
+
+
+def _choices(field: FieldInfo | None) -> list[str]:
+    return [] if field is None else [str(c) for c in getattr(field.annotation, "__args__", ())]
+
+
+def _bounds(field: FieldInfo) -> tuple[float, float]:
+    low = next(c.ge for c in field.metadata if hasattr(c, "ge"))
+    high = next(c.le for c in field.metadata if hasattr(c, "le"))
+    return low, high
+
+
+def _type_name(value: object) -> str:
+    return {bool: "a boolean", str: "a string", float: "a decimal number", int: "an integer",
+            list: "a list", dict: "a table"}.get(type(value), type(value).__name__)
+
+
+# ------------------------------------------------------------------ what lies between keys
 
 class _Checker:
-    """Walks the parsed TOML once, collecting every problem before giving up."""
-
-    TABLES = ("seats", "status", "ring", "effects", "buttons", "dispenser", "servo", "timing")
+    """Checks what the schema cannot see in one key, collecting every problem before giving
+    up: pins used twice, seat numbers, the fields each layout takes, angles in the servo's
+    range; and the warnings."""
 
     def __init__(self, source: str) -> None:
         self.source = source
-        self.problems: list[str] = []
+        self.failed: list[tuple[str, str]] = []  # (key, problem)
         self.warnings: list[str] = []
         self.pin_owner: dict[int, str] = {}
 
-    # -- reporting -------------------------------------------------------------------------
     def fail(self, key: str, problem: str) -> None:
-        self.problems.append(f"{self.source}: {key}: {problem}")
+        self.failed.append((key, problem))
 
     def warn(self, key: str, problem: str) -> None:
         self.warnings.append(f"{self.source}: {key}: {problem}")
 
-    # -- typed field readers ---------------------------------------------------------------
-    def table(self, data: Mapping[str, Any], name: str, label: str, *, required: bool
-              ) -> dict[str, Any] | None:
-        if name not in data:
-            if required:
-                self.fail(label, "missing table")
-            return None
-        value = data[name]
-        if not isinstance(value, dict):
-            self.fail(label, f"must be a table, not {_type_name(value)}")
-            return None
-        return value
-
-    def unknown_keys(self, table: Mapping[str, Any], label: str, known: tuple[str, ...],
-                     what: str = "key") -> None:
-        for key in table:
-            if key not in known:
-                self.fail(f"{label}.{key}", f"unknown {what} (expected one of: "
-                          f"{', '.join(sorted(known))})")
-
-    def pin(self, table: Mapping[str, Any], key: str, label: str, *, required: bool
-            ) -> int | None:
-        full = f"{label}.{key}"
-        if key not in table:
-            if required:
-                self.fail(full, "missing field")
-            return None
-        value = table[key]
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(full, f"must be a BCM pin number (integer), not {_type_name(value)}")
-            return None
-        if value not in BCM_PINS:
-            self.fail(full, f"pin {value} is not a BCM GPIO number (0..27)")
+    def pin(self, value: int | None, key: str) -> int | None:
+        """Claim pin ``value`` for ``key`` (None: not given)."""
+        if value is None:
             return None
         if value in ID_EEPROM_PINS:
-            self.warn(full, f"GPIO {value} is kept for a HAT's ID EEPROM (ID_SD/ID_SC); it "
+            self.warn(key, f"GPIO {value} is kept for a HAT's ID EEPROM (ID_SD/ID_SC); it "
                       "works, but a HAT plugged on top would clash with it")
         owner = self.pin_owner.get(value)
         if owner is not None:
-            self.fail(full, f"pin {value} is already used by {owner}")
-            return None
-        self.pin_owner[value] = full
+            self.fail(key, f"pin {value} is already used by {owner}")
+        else:
+            self.pin_owner[value] = key
         return value
 
-    def number(self, table: Mapping[str, Any], key: str, label: str, default: float | None,
-               *, low: float | None = None, high: float | None = None,
-               positive: bool = False, unit: str = "") -> float | None:
-        full = f"{label}.{key}"
-        if key not in table:
-            if default is None:
-                self.fail(full, "missing field")
-            return default
-        value = table[key]
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            self.fail(full, f"must be a number, not {_type_name(value)}")
-            return default
-        if not math.isfinite(value):
-            # TOML has inf and nan; nan would slip through every comparison below.
-            self.fail(full, f"must be a finite number, not {value}")
-            return default
-        if unit and low is not None and high is not None and not low <= value <= high:
-            self.fail(full, f"must be between {low:g} and {high:g} {unit}, not {value:g}")
-            return default
-        if positive and value <= 0:
-            self.fail(full, f"must be greater than 0, not {value}")
-            return default
-        if (low is not None and value < low) or (high is not None and value > high):
-            self.fail(full, f"must be between {low} and {high}, not {value}")
-            return default
-        return float(value)
-
-    def light(self, table: Mapping[str, Any], label: str) -> LightPins | None:
-        has_rgb = any(k in table for k in RGB_KEYS)
-        if "led" in table and has_rgb:
+    def light(self, table: LightTable, label: str) -> LightPins | None:
+        has_rgb = any(getattr(table, k) is not None for k in RGB_KEYS)
+        if table.led is not None and has_rgb:
             self.fail(label, "give either red, green and blue (an RGB LED) or led (a plain "
                       "LED), not both")
             return None
-        if "led" in table:
-            pin = self.pin(table, "led", label, required=True)
-            return None if pin is None else LightPins("led", (pin,))
+        if table.led is not None:
+            return LightPins("led", (self.pin(table.led, f"{label}.led") or 0,))
         if not has_rgb:
             self.fail(f"{label}.led", "missing field (or red, green and blue for an RGB LED)")
             return None
-        pins = [self.pin(table, k, label, required=True) for k in RGB_KEYS]
-        if any(p is None for p in pins):
-            return None
-        return LightPins("rgb", tuple(p for p in pins if p is not None))
+        pins = []
+        for colour in RGB_KEYS:
+            pin = self.pin(getattr(table, colour), f"{label}.{colour}")
+            if pin is None:
+                self.fail(f"{label}.{colour}", "missing field")
+            pins.append(pin or 0)
+        return LightPins("rgb", tuple(pins))
 
     # -- the whole file --------------------------------------------------------------------
-    def check(self, data: Mapping[str, Any]) -> PinMap:
-        for key in data:
-            if key not in self.TABLES:
-                self.fail(f"[{key}]", "unknown device table (expected one of: "
-                          f"{', '.join(self.TABLES)})")
-        layout = self.check_layout(data)
-        servo = self.check_servo(data)
-        timing = self.check_timing(data)
+    def check(self, file: PinMapFile) -> PinMap:
+        servo = self.check_servo(file.servo)
         # Buttons first: they are the pins most often moved around, so a clash is reported
         # on the other device, whose key the builder is more likely editing.
-        buttons = self.check_buttons(data)
-        seats = self.check_seats(data, layout, servo)
-        status = self.check_status(data)
-        ring = self.check_ring(data)
-        effects = self.check_effects(data)
-        dispenser = self.check_dispenser(data, layout, servo)
-        if self.problems or None in (ring, buttons, dispenser, seats):
-            raise PinMapError(self.problems or [f"{self.source}: invalid pin map"])
-        assert ring is not None and buttons is not None and dispenser is not None
-        assert seats is not None
+        buttons = self.check_buttons(file.buttons)
+        seats = self.check_seats(file.seats, file.dispenser.layout, servo)
+        status = None if file.status is None else self.light(file.status, "[status]")
+        ring = RingConfig(self.pin(file.ring.pin, "[ring].pin") or 0, file.ring.frequency,
+                          file.ring.level)
+        effects = EffectsConfig(buzzer=self.pin(file.effects.buzzer, "[effects].buzzer"),
+                                led=self.pin(file.effects.led, "[effects].led"))
+        dispenser = self.check_dispenser(file.dispenser, servo)
+        if self.failed:
+            raise PinMapError([f"{self.source}: {key}: {problem}" for key, problem in
+                               sorted(self.failed, key=lambda failed: _place(failed[0]))])
         return PinMap(source=self.source, seats=seats, ring=ring, buttons=buttons,
                       dispenser=dispenser, status=status, effects=effects, servo=servo,
-                      timing=timing, warnings=tuple(self.warnings))
+                      timing=Timing(**file.timing.model_dump()), warnings=tuple(self.warnings))
 
-    def check_layout(self, data: Mapping[str, Any]) -> str | None:
-        table = data.get("dispenser")
-        if not isinstance(table, dict) or "layout" not in table:
-            return None  # reported by check_dispenser
-        layout = table["layout"]
-        if layout not in LAYOUTS:
-            self.fail("[dispenser].layout", f"must be one of {', '.join(LAYOUTS)}, "
-                      f"not {layout!r}")
-            return None
-        return str(layout)
+    def check_buttons(self, table: ButtonsTable) -> dict[str, int]:
+        return {name: self.pin(pin, f"[buttons].{name}") or 0
+                for name, pin in table.model_dump().items()}
 
-    def check_seats(self, data: Mapping[str, Any], layout: str | None, servo: ServoConfig
-                    ) -> tuple[SeatConfig, ...] | None:
-        table = self.table(data, "seats", "[seats]", required=True)
-        if table is None:
-            return None
+    def check_seats(self, table: Mapping[str, SeatTable], layout: str, servo: ServoConfig
+                    ) -> tuple[SeatConfig, ...]:
         numbers: list[int] = []
         for key in table:
             if not key.isdigit() or not 1 <= int(key) <= MAX_SEATS:
@@ -240,92 +302,40 @@ class _Checker:
         seats = []
         for number in numbers:
             label = f"[seats.{number}]"
-            seat = self.table(table, str(number), label, required=True)
-            if seat is None:
-                continue
-            known = ("red", "green", "blue", "led", "servo", "beam", "chute_angle")
-            self.unknown_keys(seat, label, known)
+            seat = table[str(number)]
             light = self.light(seat, label)
             servo_pin = beam = chute_angle = None
             if layout == "per_seat":
-                servo_pin = self.pin(seat, "servo", label, required=True)
-                beam = self.pin(seat, "beam", label, required=False)
+                servo_pin = self.pin(seat.servo, f"{label}.servo")
+                if servo_pin is None:
+                    self.fail(f"{label}.servo", "missing field")
+                beam = self.pin(seat.beam, f"{label}.beam")
                 self.servo_pin_warning(servo_pin, f"{label}.servo")
-                if "chute_angle" in seat:
+                if seat.chute_angle is not None:
                     self.fail(f"{label}.chute_angle", "only used with [dispenser].layout = "
                               "\"pot\"")
-            elif layout == "pot":
-                chute_angle = self.number(seat, "chute_angle", label, None,
-                                          low=min(servo.min_angle, servo.max_angle),
-                                          high=max(servo.min_angle, servo.max_angle))
-                if chute_angle is not None:
+            else:
+                chute_angle = seat.chute_angle
+                if chute_angle is None:
+                    self.fail(f"{label}.chute_angle", "missing field")
+                elif self.angle(servo, chute_angle, f"{label}.chute_angle"):
                     self.whole_percent_warning(servo, chute_angle, f"{label}.chute_angle")
                 for key in ("servo", "beam"):
-                    if key in seat:
+                    if getattr(seat, key) is not None:
                         self.fail(f"{label}.{key}", "only used with [dispenser].layout = "
                                   "\"per_seat\" (the pot has one pusher and one beam)")
             if light is not None:
                 seats.append(SeatConfig(number, light, servo_pin, beam, chute_angle))
         return tuple(seats)
 
-    def check_status(self, data: Mapping[str, Any]) -> LightPins | None:
-        table = self.table(data, "status", "[status]", required=False)
-        if table is None:
-            return None
-        self.unknown_keys(table, "[status]", ("red", "green", "blue", "led"))
-        return self.light(table, "[status]")
-
-    def check_ring(self, data: Mapping[str, Any]) -> RingConfig | None:
-        table = self.table(data, "ring", "[ring]", required=True)
-        if table is None:
-            return None
-        self.unknown_keys(table, "[ring]", ("pin", "frequency", "level"))
-        pin = self.pin(table, "pin", "[ring]", required=True)
-        frequency = self.number(table, "frequency", "[ring]", 400, low=10, high=10000)
-        level = self.number(table, "level", "[ring]", 0.8, low=0, high=1)
-        if pin is None or frequency is None or level is None:
-            return None
-        if frequency != int(frequency):
-            self.fail("[ring].frequency", f"must be a whole number of hertz, not {frequency}")
-        return RingConfig(pin, int(frequency), level)
-
-    def check_effects(self, data: Mapping[str, Any]) -> EffectsConfig:
-        table = self.table(data, "effects", "[effects]", required=False)
-        if table is None:
-            return EffectsConfig()
-        self.unknown_keys(table, "[effects]", ("buzzer", "led"))
-        return EffectsConfig(buzzer=self.pin(table, "buzzer", "[effects]", required=False),
-                             led=self.pin(table, "led", "[effects]", required=False))
-
-    def check_buttons(self, data: Mapping[str, Any]) -> dict[str, int] | None:
-        table = self.table(data, "buttons", "[buttons]", required=True)
-        if table is None:
-            return None
-        self.unknown_keys(table, "[buttons]", BUTTON_NAMES, what="button")
-        pins = {name: self.pin(table, name, "[buttons]", required=True) for name in BUTTON_NAMES}
-        if any(p is None for p in pins.values()):
-            return None
-        return {name: pin for name, pin in pins.items() if pin is not None}
-
-    def check_dispenser(self, data: Mapping[str, Any], layout: str | None,
-                        servo: ServoConfig) -> DispenserConfig | None:
-        table = self.table(data, "dispenser", "[dispenser]", required=True)
-        if table is None:
-            return None
-        known = ("layout", "rest_angle", "push_angle", "pusher", "chute", "beam")
-        self.unknown_keys(table, "[dispenser]", known)
-        if "layout" not in table:
-            self.fail("[dispenser].layout", f"missing field (one of {', '.join(LAYOUTS)})")
-        low, high = sorted((servo.min_angle, servo.max_angle))
-        defaults = DispenserConfig(layout="pot")
-        rest = self.number(table, "rest_angle", "[dispenser]", defaults.rest_angle,
-                           low=low, high=high)
-        push = self.number(table, "push_angle", "[dispenser]", defaults.push_angle,
-                           low=low, high=high)
-        if rest is not None and rest == push:
+    def check_dispenser(self, table: DispenserTable, servo: ServoConfig) -> DispenserConfig:
+        rest, push = table.rest_angle, table.push_angle
+        in_range = (self.angle(servo, rest, "[dispenser].rest_angle")
+                    & self.angle(servo, push, "[dispenser].push_angle"))
+        if rest == push:
             self.fail("[dispenser].push_angle", "must differ from rest_angle, or the servo "
                       "never pushes")
-        elif rest is not None and push is not None:
+        elif in_range:
             self.whole_percent_warning(servo, rest, "[dispenser].rest_angle")
             self.whole_percent_warning(servo, push, "[dispenser].push_angle")
             if servo.whole_percent_angle(rest) == servo.whole_percent_angle(push):
@@ -333,33 +343,23 @@ class _Checker:
                           "the lgpio pin factory drives both with the same pulse: the pusher "
                           "will not move on a Pi")
         pusher = chute = beam = None
-        if layout == "pot":
-            pusher = self.pin(table, "pusher", "[dispenser]", required=True)
-            chute = self.pin(table, "chute", "[dispenser]", required=True)
-            beam = self.pin(table, "beam", "[dispenser]", required=False)
-            self.servo_pin_warning(pusher, "[dispenser].pusher")
-            self.servo_pin_warning(chute, "[dispenser].chute")
-        elif layout == "per_seat":
+        if table.layout == "pot":
+            pusher = self.pin(table.pusher, "[dispenser].pusher")
+            chute = self.pin(table.chute, "[dispenser].chute")
+            beam = self.pin(table.beam, "[dispenser].beam")
+            for key, pin in (("pusher", pusher), ("chute", chute)):
+                if pin is None:
+                    self.fail(f"[dispenser].{key}", "missing field")
+                self.servo_pin_warning(pin, f"[dispenser].{key}")
+        else:
             for key in ("pusher", "chute", "beam"):
-                if key in table:
+                if getattr(table, key) is not None:
                     self.fail(f"[dispenser].{key}", "only used with layout = \"pot\" (per-seat "
                               "servos and beams go in each [seats.N] table)")
-        if layout is None or rest is None or push is None:
-            return None
-        return DispenserConfig(layout, rest, push, pusher, chute, beam)
+        return DispenserConfig(table.layout, rest, push, pusher, chute, beam)
 
-    def check_servo(self, data: Mapping[str, Any]) -> ServoConfig:
-        table = self.table(data, "servo", "[servo]", required=False)
-        if table is None:
-            return ServoConfig()
-        defaults = ServoConfig()
-        self.unknown_keys(table, "[servo]", tuple(defaults.__dataclass_fields__))
-        values = {
-            key: self.number(table, key, "[servo]", getattr(defaults, key),
-                             positive=key.endswith("_ms"))
-            for key in defaults.__dataclass_fields__
-        }
-        config = ServoConfig(**values)  # type: ignore[arg-type]
+    def check_servo(self, table: ServoTable) -> ServoConfig:
+        config = ServoConfig(**table.model_dump())
         if config.min_angle == config.max_angle:
             self.fail("[servo].max_angle", "must differ from min_angle")
             config = ServoConfig(max_angle=config.min_angle + 1)  # keep checking the rest
@@ -370,17 +370,14 @@ class _Checker:
             config = ServoConfig(min_angle=config.min_angle, max_angle=config.max_angle)
         return config
 
-    def check_timing(self, data: Mapping[str, Any]) -> Timing:
-        table = self.table(data, "timing", "[timing]", required=False)
-        defaults = Timing()
-        if table is None:
-            return defaults
-        self.unknown_keys(table, "[timing]", tuple(defaults.__dataclass_fields__))
-        values = {key: self.number(table, key, "[timing]", getattr(defaults, key),
-                                   low=TIMING_BOUNDS[key][0], high=TIMING_BOUNDS[key][1],
-                                   unit="seconds")
-                  for key in defaults.__dataclass_fields__}
-        return Timing(**values)  # type: ignore[arg-type]
+    def angle(self, servo: ServoConfig, value: float, key: str) -> bool:
+        """Whether ``value`` lies within the servo's range (a problem when not)."""
+        low, high = sorted((servo.min_angle, servo.max_angle))
+        if low <= value <= high:
+            return True
+        self.fail(key, f"must be between {low} and {high}, not {value:g} (the angles [servo] "
+                  "gives the servo)")
+        return False
 
     def whole_percent_warning(self, servo: ServoConfig, angle: float, key: str) -> None:
         driven = servo.whole_percent_angle(angle)
@@ -394,8 +391,3 @@ class _Checker:
         if pin is not None and pin not in HARDWARE_PWM_PINS:
             self.warn(key, f"servo on GPIO {pin}, not a hardware-PWM pin (12, 13, 18, 19): "
                       "it works with software-timed pulses but may jitter more")
-
-
-def _type_name(value: object) -> str:
-    return {bool: "a boolean", str: "a string", float: "a decimal number", int: "an integer",
-            list: "a list", dict: "a table"}.get(type(value), type(value).__name__)

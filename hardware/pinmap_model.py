@@ -1,15 +1,24 @@
-"""What a pin map is read into: frozen dataclasses, one per table, and the `PinMap` holding them.
+"""What a pin map file holds and what it is read into.
 
-`hardware.pinmap` reads and checks the TOML file and builds these; every name here is also
-importable from there. Pure: nothing of gpiozero.
+The file's tables, keys, types and ranges are pydantic models (`PinMapFile` and its tables:
+unknown keys refused, no value converted to another type, no inf or nan); what a checked pin
+map is read into are frozen dataclasses, one per table, and the `PinMap` holding them.
+`hardware.pinmap` validates the TOML file against the first, checks what lies between keys
+(a pin used twice, the layout's fields, the servo's range) and builds the second; every
+dataclass here is also importable from there. Pure: nothing of gpiozero.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 RGB_KEYS = ("red", "green", "blue")
+BCM_PINS = range(28)
+PIN = "a BCM pin number"  # the description that marks a field as a pin
 
 
 @dataclass(frozen=True)
@@ -181,3 +190,97 @@ def _light_uses(light: LightPins, table: str, label: str) -> list[tuple[int, str
         return [(light.pins[0], f"{table}.led", f"{label} LED")]
     return [(pin, f"{table}.{colour}", f"{label} LED {colour}")
             for colour, pin in zip(RGB_KEYS, light.pins, strict=True)]
+
+
+# ------------------------------------------------------------------- the file, as written
+
+def pin_field(default: Any = ...) -> Any:
+    """A BCM GPIO number, 0..27 (required unless a default is given)."""
+    return Field(default, ge=BCM_PINS.start, le=BCM_PINS.stop - 1, description=PIN)
+
+
+class Table(BaseModel):
+    """One table of the file: unknown keys refused, no value converted to another type (a
+    whole number may stand for a number, as TOML writes 1 for 1.0), no inf or nan."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, frozen=True)
+
+
+class LightTable(Table):
+    """A light: red, green and blue (an RGB LED) or led (a plain LED)."""
+
+    red: int | None = pin_field(None)
+    green: int | None = pin_field(None)
+    blue: int | None = pin_field(None)
+    led: int | None = pin_field(None)
+
+
+class SeatTable(LightTable):
+    """``[seats.N]``: its light, and its servo and beam or its chute angle (by layout)."""
+
+    servo: int | None = pin_field(None)
+    beam: int | None = pin_field(None)
+    chute_angle: float | None = None
+
+
+class RingTable(Table):
+    pin: int = pin_field()
+    frequency: int = Field(RingConfig.frequency, ge=10, le=10000)
+    level: float = Field(RingConfig.level, ge=0, le=1)
+
+
+class EffectsTable(Table):
+    buzzer: int | None = pin_field(None)
+    led: int | None = pin_field(None)
+
+
+class ButtonsTable(Table):
+    stop: int = pin_field()
+    undo: int = pin_field()
+    new_game: int = pin_field()
+
+
+class DispenserTable(Table):
+    layout: Literal["per_seat", "pot"]
+    rest_angle: float = DispenserConfig.rest_angle
+    push_angle: float = DispenserConfig.push_angle
+    pusher: int | None = pin_field(None)
+    chute: int | None = pin_field(None)
+    beam: int | None = pin_field(None)
+
+
+class ServoTable(Table):
+    min_angle: float = ServoConfig.min_angle
+    max_angle: float = ServoConfig.max_angle
+    min_pulse_ms: float = Field(ServoConfig.min_pulse_ms, gt=0)
+    max_pulse_ms: float = Field(ServoConfig.max_pulse_ms, gt=0)
+    frame_ms: float = Field(ServoConfig.frame_ms, gt=0)
+
+
+#: ``[timing]``: every delay of `Timing`, within its `TIMING_BOUNDS`.
+TimingTable = create_model(
+    "TimingTable", __base__=Table,
+    **{name: (float, Field(getattr(Timing, name), ge=low, le=high))
+       for name, (low, high) in TIMING_BOUNDS.items()},
+)
+
+
+class PinMapFile(Table):
+    """The whole file: every table it may hold, in the order the guide gives them."""
+
+    seats: dict[str, SeatTable]
+    status: LightTable | None = None
+    ring: RingTable
+    effects: EffectsTable = EffectsTable()
+    buttons: ButtonsTable
+    dispenser: DispenserTable
+    servo: ServoTable = ServoTable()
+    timing: TimingTable = TimingTable()  # type: ignore[valid-type]
+
+
+#: The model of each table, by its name in the file.
+TABLE_MODELS: dict[str, type[Table]] = {
+    "seats": SeatTable, "status": LightTable, "ring": RingTable, "effects": EffectsTable,
+    "buttons": ButtonsTable, "dispenser": DispenserTable, "servo": ServoTable,
+    "timing": TimingTable,
+}

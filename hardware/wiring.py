@@ -34,7 +34,7 @@ HEADER = "J8"
 @functools.cache
 def header_pins(revision: int = BOARD_REVISION) -> dict[int, int]:
     """BCM GPIO number -> physical pin on the 40-pin header, from gpiozero's board data."""
-    from gpiozero.pins.pi import PiBoardInfo
+    from gpiozero.pins.pi import PiBoardInfo  # gpiozero: only when a table is drawn
 
     pins = PiBoardInfo.from_revision(revision).headers[HEADER].pins
     return {int(info.name[len("GPIO"):]): number for number, info in sorted(pins.items())

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from firmware_host.cli import COMMAND_MODULES, build_parser, main
@@ -47,3 +50,14 @@ def test_a_refused_argument_is_one_line_naming_the_command(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and words in err
     assert err.startswith(f"{prefix}: ") and f"(see {prefix} --help)" in err
+
+
+def test_the_command_line_starts_without_the_towers_heavy_parts() -> None:
+    # What the commands load when they run, each saying so beside its import: Flask and
+    # waitress (the scoreboard), gpiozero (the pins), pydantic (the configuration, the pin map).
+    script = ("import sys; from firmware_host.cli import build_parser; build_parser(); "
+              "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))")
+    loaded = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            check=True).stdout.split()
+    assert "firmware_host" in loaded
+    assert not {"flask", "waitress", "gpiozero", "pydantic"} & set(loaded)

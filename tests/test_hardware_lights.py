@@ -200,3 +200,29 @@ def test_close_releases_every_pin() -> None:
     with Tower(pinmap, factory) as tower:
         tower.show_turn(1)
     factory.reset()
+
+
+def test_the_status_may_change_from_two_threads_at_once(tower: SimulatedTower) -> None:
+    # The controller's loop and the game master's page change the status light at the same
+    # time: a blink stopped by the other thread must never be stopped before it has started.
+    import threading
+
+    errors: list[str] = []
+
+    def change(statuses: tuple[str, ...]) -> None:
+        for _ in range(150):
+            for status in statuses:
+                try:
+                    tower.set_status(status)
+                except RuntimeError as exc:
+                    errors.append(str(exc))
+
+    threads = [threading.Thread(target=change, args=(pair,))
+               for pair in (("reading", "error"), ("reroll", "ready"))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    tower.set_status("error")
+    assert tower.status.status == "error"

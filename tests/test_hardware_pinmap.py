@@ -226,3 +226,13 @@ def test_every_timing_has_bounds_and_each_is_enforced() -> None:
 
 def test_the_beam_debounce_can_be_turned_off() -> None:
     assert parse_pinmap(PER_SEAT + "\n[timing]\nbeam_bounce = 0\n").timing.beam_bounce == 0
+
+
+def test_a_refused_value_and_a_clash_elsewhere_are_told_together_in_file_order() -> None:
+    text = (PER_SEAT.replace("beam = 6", 'beam = "6"').replace("servo = 13", "servo = 12")
+            .replace("new_game = 4", "new_game = 4\nbell = 9"))
+    assert problems(text) == [
+        "pinmap.toml: [seats.2].beam: must be a BCM pin number (integer), not a string",
+        "pinmap.toml: [seats.2].servo: pin 12 is already used by [seats.1].servo",
+        "pinmap.toml: [buttons].bell: unknown button (expected one of: new_game, stop, undo)",
+    ]

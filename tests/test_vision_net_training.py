@@ -90,3 +90,28 @@ def test_print_samples_are_all_none_and_few_per_scene() -> None:
     samples = print_samples(range(200_000, 200_004))
     assert samples and all(s.label == 0 and s.group == "print" for s in samples)
     assert len(samples) <= 4 * PRINT_PER_SCENE
+
+
+def test_varied_samples_hold_each_die_of_the_tray_and_a_few_strays() -> None:
+    from vision.lab.face_net_train import STRAYS_PER_VARIED, VARIED_SEEDS, varied_samples
+    from vision.lab.render import render_tray, varied_tray
+
+    seeds = range(VARIED_SEEDS.start, VARIED_SEEDS.start + 6)
+    samples = varied_samples(seeds)
+    dice = [t for seed in seeds
+            for t in render_tray(varied_tray(np.random.default_rng(seed)), seed=seed).truth]
+    assert all(s.group == "varied" and 0 <= s.label <= 6 for s in samples)
+    # Every die is a sample with its value (a leaning one: "none"), then strays, all "none".
+    valued = sorted(s.label for s in samples if s.label)
+    assert valued == sorted(t.value for t in dice if not t.cocked)
+    strays = len(samples) - len(dice)
+    assert 0 < strays <= len(seeds) * STRAYS_PER_VARIED
+
+
+def test_the_lean_checks_varied_trays_hold_leaning_dice() -> None:
+    from vision.lab.lean_net_train import VARIED_SEEDS, rendered_samples, varied_spec
+
+    samples = rendered_samples(range(VARIED_SEEDS.start, VARIED_SEEDS.start + 12),
+                               draw=varied_spec)
+    leaning = sum(s.label for s in samples)
+    assert 0 < leaning < len(samples)

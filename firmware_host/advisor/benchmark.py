@@ -16,6 +16,12 @@ import sys
 import time
 from typing import Any
 
+from firmware_host.advisor import advise, advise_4d
+from firmware_host.advisor.moves4d import _score
+from firmware_host.advisor.odds421 import _table
+from firmware_host.figures import p95
+from firmware_host.rules.game421 import MAX_THROWS
+
 PRESETS_421 = ("regles-21", "tim-11", "classique-10", "kyt-11")
 MIN_QUERIES = 1000
 
@@ -37,8 +43,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _query(rng: random.Random) -> dict[str, Any]:
-    from firmware_host.rules.game421 import MAX_THROWS
-
     made = rng.randint(1, MAX_THROWS)
 
     def hand() -> Any:
@@ -59,11 +63,6 @@ def _query(rng: random.Random) -> dict[str, Any]:
 
 def run_benchmark(queries: int = 2000, moves: int = 60, seed: int = 5) -> dict[str, Any]:
     """Time ``queries`` 421 queries and ``moves`` 4D queries; figures in milliseconds."""
-    from firmware_host.advisor import advise, advise_4d
-    from firmware_host.advisor.moves4d import _score
-    from firmware_host.advisor.odds421 import _table
-    from firmware_host.figures import p95
-
     _table.cache_clear()
     _score.cache_clear()
     rng = random.Random(seed)

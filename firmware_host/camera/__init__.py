@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_host.camera.base import CONTROLS, CameraError, CameraSource, Frame
+from firmware_host.camera.capture import VideoCaptureCamera
 
 SPEC_HELP = ("'simulated', 'usb:N' (webcam N), 'picamera2', 'folder:DIR', 'file:VIDEO', "
              "or an rtsp:// or http(s):// stream URL")
@@ -30,6 +31,8 @@ def camera_from_spec(spec: str, **options: Any) -> CameraSource:
     """The camera source named by ``spec`` (see `SPEC_HELP`); ``options`` go to its class."""
     text = spec.strip()
     kind, _, rest = text.partition(":")
+    # The sources that bring the renderer, the dice reader (folder) or picamera2 load with
+    # their first use: naming a camera (as a configuration check does) opens and loads nothing.
     if text == "simulated":
         from firmware_host.camera.simulated import SimulatedCamera, SimulatedTray
 
@@ -49,8 +52,6 @@ def camera_from_spec(spec: str, **options: Any) -> CameraSource:
         # isascii: str.isdigit also accepts digits int() refuses, such as superscripts.
         if not (rest.isascii() and rest.isdigit()):
             raise ValueError(f"camera {spec!r}: 'usb:' takes a device number, e.g. usb:0")
-        from firmware_host.camera.capture import VideoCaptureCamera
-
         return VideoCaptureCamera(int(rest), **options)
     if kind in ("folder", "file") and not rest.strip():
         # Path("") is the current folder: an empty name must not quietly mean it.
@@ -61,12 +62,8 @@ def camera_from_spec(spec: str, **options: Any) -> CameraSource:
 
         return FolderCamera(Path(rest), **options)
     if kind == "file":
-        from firmware_host.camera.capture import VideoCaptureCamera
-
         return VideoCaptureCamera(rest, **options)
     if kind in ("rtsp", "http", "https") and rest.startswith("//") and rest[2:].strip("/"):
-        from firmware_host.camera.capture import VideoCaptureCamera
-
         return VideoCaptureCamera(text, **options)
     raise ValueError(f"unknown camera {spec!r}; use {SPEC_HELP}")
 

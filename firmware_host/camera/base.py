@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
+import cv2
 import numpy as np
 
 #: Camera controls a source may honour; the values are those of picamera2's controls where it
@@ -59,8 +60,6 @@ def check_frame(image: object, what: str) -> np.ndarray:
     if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.size == 0:
         raise CameraError(f"{what} sent something that is not an image")
     if image.ndim == 2 and min(image.shape) >= 16:
-        import cv2
-
         return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     if image.ndim != 3 or image.shape[2] not in (3, 4) or min(image.shape[:2]) < 16:
         raise CameraError(f"{what} sent a frame of shape {image.shape}, not a picture")

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from firmware_host.camera.base import CameraError, CameraSource, check_frame
+from vision import ImageError, load_image
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 
@@ -52,8 +53,6 @@ class FolderCamera(CameraSource):
         self._image = None
 
     def _read(self) -> tuple[np.ndarray, float, Any]:
-        from vision import ImageError, load_image
-
         index, repeat = divmod(self._shown, self.hold)
         if index >= len(self._files):
             if not self.loop:

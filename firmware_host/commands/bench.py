@@ -15,13 +15,14 @@ BENCHMARK_MODULES = (
     "firmware_host.controller.benchmark",
     "firmware_host.advisor.benchmark",
     "calibration.benchmark",
+    "firmware_host.league.benchmark",
 )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "bench", help="measure a part: `bench vision`, `bench scoreboard`, `bench tower`, "
-        "`bench odds`, `bench calibrate`"
+        "`bench odds`, `bench calibrate`, `bench league`"
     )
     benchmarks = parser.add_subparsers(dest="benchmark", metavar="BENCHMARK")
     benchmarks.required = True

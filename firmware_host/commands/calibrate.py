@@ -43,6 +43,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="the tray camera: usb:0, picamera2, simulated, ...")
     source.add_argument("--from-images", metavar="DIR", type=Path,
                         help="calibrate from photos in DIR instead of a camera")
+    parser.add_argument("--labels", metavar="FILE", type=Path,
+                        help="with --from-images: the dice's values in the dice-photos manifest "
+                        "format (image paths relative to DIR); the photos it names are the "
+                        "throws, and the faces of these dice are learnt")
     parser.add_argument("--expect", type=_dice_count, metavar="N",
                         help="dice in each throw (the game's dice; needed with a camera)")
     parser.add_argument("--name", default="default",
@@ -92,6 +96,10 @@ def run(args: argparse.Namespace) -> int:
     if args.from_images is not None and not args.from_images.is_dir():
         what = "not a folder" if args.from_images.exists() else "no such folder"
         return _fail(f"--from-images {args.from_images}: {what}; nothing saved", 2)
+    if args.labels is not None and args.from_images is None:
+        return _fail("--labels goes with --from-images DIR (live, the values are asked)", 2)
+    if args.labels is not None and not args.labels.is_file():
+        return _fail(f"--labels {args.labels}: no such file; nothing saved", 2)
     target = profile_path(args.name, args.profile)
     # Checked before the four steps, not after them: an installer must not calibrate for
     # minutes to learn the profile cannot be written there.
@@ -125,19 +133,28 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _from_images(args: argparse.Namespace, settings: Any, ui: Any) -> Any:
+    from calibration.faces import labelled_reading
+    from calibration.labels import load_labels
     from calibration.session import calibrate_photos
     from calibration.sources import PhotoThrows
 
-    photos = PhotoThrows.from_folder(args.from_images, args.expect)
+    if args.labels is not None:
+        photos = PhotoThrows.from_labels(args.from_images,
+                                         load_labels(args.labels, args.from_images))
+    else:
+        photos = PhotoThrows.from_folder(args.from_images, args.expect)
     ui.say(f"Calibrating from {args.from_images}: {len(photos.empties)} empty-tray picture(s), "
            f"{len(photos.learn_images)} throws to learn from, {len(photos.check_images)} to "
-           "check with")
-    return calibrate_photos(photos, settings, ui)
+           "check with" + (f", the dice's values from {args.labels}" if args.labels else ""))
+    # Without a labels file, a person at the terminal gives the values (else none are known).
+    labeller = labelled_reading(ui.answer, ui.say) if ui.interactive else None
+    return calibrate_photos(photos, settings, ui, labeller)
 
 
 def _live(args: argparse.Namespace, settings: Any, ui: Any) -> Any:
     from calibration.controls import light_knobs
     from calibration.errors import CalibrationError
+    from calibration.faces import labelled_reading
     from calibration.session import calibrate_live
     from calibration.sources import LiveThrows, PersonTable, SimulatedTable
     from firmware_host.camera import camera_from_spec
@@ -161,7 +178,12 @@ def _live(args: argparse.Namespace, settings: Any, ui: Any) -> Any:
         ui.say(f"Calibrating {camera.name} for {args.expect} dice")
         camera.open()
         knobs = light_knobs(camera, ring, level)
-        return calibrate_live(LiveThrows(camera, table), settings, knobs, ui)
+        live = LiveThrows(camera, table)
+        # The dice's values: the simulated tray knows them; a person at the terminal confirms
+        # or corrects each reading.
+        labeller = (live.told_values if tray is not None
+                    else labelled_reading(ui.answer, ui.say) if ui.interactive else None)
+        return calibrate_live(live, settings, knobs, ui, labeller)
     finally:
         camera.close()
         if tower is not None:
@@ -193,6 +215,7 @@ def _finish(outcome: Any, target: Path, args: argparse.Namespace, ui: Any,
         "tray": outcome.tray,
         "light": outcome.light,
         "chosen": describe_profile(outcome.profile),
+        "faces": _faces_notes(outcome),
         "check": {"sure": round(check.sure, 3), "with_profile": _counts(w),
                   "without": _counts(wo), "advice": check.advice},
     }
@@ -230,3 +253,16 @@ def _finish(outcome: Any, target: Path, args: argparse.Namespace, ui: Any,
 def _counts(a: Any) -> dict[str, int]:
     return {"expected": a.expected, "read": a.read, "missed": a.missing,
             "strays": a.over + a.stray, "contradictions": a.contradictions}
+
+
+def _faces_notes(outcome: Any) -> dict[str, Any] | None:
+    """Whether the dice's faces learnt were kept, and how the throws read with and without."""
+    judged = outcome.judged
+    if judged is None:
+        return None
+    names = ("dice", "correct", "wrong", "unsure", "missed", "extra")
+    learnt = outcome.learnt
+    return {"kept": learnt is not None, "dice": learnt.dice if learnt else None,
+            "set_aside": learnt.doubted if learnt else [],
+            "with": dict(zip(names, judged.with_it.row(), strict=True)),
+            "without": dict(zip(names, judged.without.row(), strict=True))}

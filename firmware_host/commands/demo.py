@@ -25,12 +25,13 @@ from firmware_host.commands.game_options import (
     add_game_options,
     checked_game,
 )
+from firmware_host.commands.paths import writable_file_problem
+from firmware_host.hub.journal import JournalError, default_journal
+from firmware_host.scoreboard.network import qr_terminal
 
 
 def default_demo_journal() -> Path:
     """The demo's own journal, beside (never inside) the real tower's."""
-    from firmware_host.controller.config import default_journal
-
     return default_journal().with_name("demo.sqlite3")
 
 
@@ -71,6 +72,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="the simulated tray's look: classic (one set of ivory dice on "
                         "felt under a bar lamp) or varied (other dice, floor, light and camera "
                         "at every throw); default classic")
+    parser.add_argument("--league", action="store_true",
+                        help="several light simulated tables (no camera) publishing to an "
+                        "MQTT broker, and the league board on --port (see docs/league.md)")
+    parser.add_argument("--tables", type=positive_int, default=3,
+                        help="with --league: how many tables (default 3)")
+    parser.add_argument("--broker", default=None,
+                        help="with --league: the broker, mqtt://HOST[:PORT] (default: a "
+                        "Mosquitto started for the demo)")
     parser.set_defaults(func=_run)
 
 
@@ -80,9 +89,13 @@ def _fail(message: str) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from firmware_host.commands.paths import writable_file_problem
+    if args.league:
+        # The league's tables, broker and board (paho, Flask): loaded when asked for.
+        from firmware_host.commands.league import run_demo
+
+        return run_demo(args)
+    # The simulated tower (OpenCV, the renderer, Flask): loaded when the demo runs.
     from firmware_host.controller.demo import Demo, DemoOptions
-    from firmware_host.hub.journal import JournalError
 
     try:
         players, knobs = checked_game(args.preset, args.players, args.knob)
@@ -91,7 +104,7 @@ def _run(args: argparse.Namespace) -> int:
     if not 0 <= args.port < 65536:
         return _fail(f"--port must be 0..65535, not {args.port}")
     if args.pin is not None:
-        from firmware_host.scoreboard.auth import check_pin
+        from firmware_host.scoreboard.auth import check_pin  # Flask: when the demo runs
 
         try:
             check_pin(args.pin)
@@ -134,8 +147,6 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _introduce(demo: object, journal: Path) -> None:
-    from firmware_host.scoreboard.network import qr_terminal
-
     server = getattr(demo, "server", None)
     summary = getattr(demo, "summary", None)
     if summary is not None and summary.resumed:

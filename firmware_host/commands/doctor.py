@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import logging
 import os
 import shutil
 import socket
@@ -22,6 +23,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from firmware_host import service
+from firmware_host.commands.paths import writable_file_problem
+from firmware_host.hub.journal import SQLITE_MAGIC
 
 RELEASE_YEAR = 2026  # this version's year: a clock before it is wrong (no battery clock on a Pi)
 THERMAL_ZONE = Path("/sys/class/thermal/thermal_zone0/temp")
@@ -60,8 +65,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    import logging
-
     # One screen: warnings only (OpenCV's attempts at a missing device are quieted by the
     # camera source).
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -80,6 +83,8 @@ def _run(args: argparse.Namespace) -> int:
 
 def run_checks(path: Path, *, journal: Path | None = None) -> list[Check]:
     """Every check, in the order shown."""
+    # The tower's parts (pydantic, OpenCV, Flask, gpiozero) load when the checks run, not
+    # when the command line starts.
     from firmware_host.controller.config import ConfigError, load_config
 
     checks: list[Check] = []
@@ -106,7 +111,7 @@ def run_checks(path: Path, *, journal: Path | None = None) -> list[Check]:
 
 def check_camera(config: Any) -> tuple[Check, tuple[int, int] | None]:
     """The camera opens and gives `FRAMES` frames; the (height, width) of its pictures."""
-    from firmware_host.camera import CameraError
+    from firmware_host.camera import CameraError  # OpenCV, Flask: when the check runs
     from firmware_host.controller.assembly import StartError, camera_source
 
     fix = ("check the cable and [camera] source (`rpicam-hello --list-cameras` lists Pi "
@@ -131,7 +136,7 @@ def check_profile(config: Any, shape: tuple[int, int] | None) -> Check:
     if config.profile is None:
         return Check("profile", "skip", "none in the configuration ([tower] profile): the "
                      "whole picture is read")
-    from vision import Profile
+    from vision import Profile  # OpenCV: when the check runs
 
     fix = f"fix [tower] profile in {config.source}, or calibrate again for this camera"
     try:
@@ -152,7 +157,7 @@ def check_pins(config: Any) -> list[Check]:
     """The pin factory, then each pin of the pin map claimed and let go (as an input)."""
     if config.pinmap is None:
         return [Check("pins", "skip", 'mock pins ([tower] pinmap = "simulated")')]
-    from hardware.factory import NotOnAPi, lgpio_pipe_folder, real_factory
+    from hardware.factory import NotOnAPi, lgpio_pipe_folder, real_factory  # gpiozero: late
     from hardware.pinmap import PinMapError, load_pinmap
 
     try:
@@ -203,9 +208,6 @@ def _is_current(folder: Path) -> bool:
 
 def check_journal(journal: Path) -> Check:
     """The journal's folder (or where it will be made) takes files; the journal is writable."""
-    from firmware_host.commands.paths import writable_file_problem
-    from firmware_host.hub.journal import SQLITE_MAGIC
-
     elsewhere = "set [journal] path (or --journal) to a journal file of your own"
     problem = writable_file_problem(journal, "the journal")
     if problem:
@@ -219,14 +221,12 @@ def check_journal(journal: Path) -> Check:
         if header != SQLITE_MAGIC:  # `run` would refuse it: say so before the bar opens
             return Check("journal", "fail", f"{journal}: not a dicetower journal (not an "
                          "SQLite file)", elsewhere)
-    from firmware_host.service import STATE_DIR
-
     fix = (f"sudo chown $USER {journal.parent}, or set [journal] path to a folder of "
            "your own")
-    if journal.parent == STATE_DIR:
+    if journal.parent == service.STATE_DIR:
         # The service's state directory: systemd makes it at the first start, owned by the
         # service's user, and gives it back to that user at every start (a chown is undone).
-        if not STATE_DIR.exists():
+        if not service.STATE_DIR.exists():
             return Check("journal", "ok", f"{journal} will be created at the service's first "
                          "start (systemd makes its folder)")
         fix = ("run doctor as the service's user (the User= of `systemctl cat dicetower`), "

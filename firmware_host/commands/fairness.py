@@ -18,6 +18,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from firmware_host.hub.journal import JournalError, default_journal
+
 PROG = "dicetower fairness"
 
 
@@ -58,9 +60,7 @@ def _run(args: argparse.Namespace) -> int:
             print(f"{PROG}: --since {args.since!r}: too far back for this machine's clock; "
                   "give a date since 1970", file=sys.stderr)
             return 2
-    from firmware_host.controller.config import default_journal
-    from firmware_host.fairness.watch import journal_report
-    from firmware_host.hub.journal import JournalError
+    from firmware_host.fairness.watch import journal_report  # SciPy: when the command runs
 
     path = args.journal or default_journal()
     try:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from firmware_host.rules import PRESETS
+from firmware_host.rules import PRESETS, RuleError, new_game
+from firmware_host.rules.knobs import game_kind
 
 DEFAULT_PLAYERS = {"421": "Ana,Ben,Cleo", "4d": "Ana,Ben"}
 # The virtual players' strategies (firmware_host.advisor.strategies.STRATEGIES, named here so
@@ -32,8 +33,6 @@ def add_game_options(parser: argparse.ArgumentParser, *, default_preset: str = "
 def players_of(text: str | None, preset: str) -> list[str]:
     """The player names of ``--players`` (the preset's default when absent); ValueError
     saying what is wrong for an empty, repeated or too long name."""
-    from firmware_host.rules.knobs import game_kind
-
     raw = DEFAULT_PLAYERS[game_kind(preset)] if text is None else text
     names = [name.strip() for name in raw.split(",")]
     if not any(names):
@@ -67,8 +66,6 @@ def checked_game(preset: str, players_text: str | None, knob_items: list[str]
                  ) -> tuple[list[str], dict[str, Any]]:
     """(players, knobs as the engine holds them) for these options; ValueError when the
     names, the knobs or their combination with the preset cannot make a game."""
-    from firmware_host.rules import RuleError, new_game
-
     players = players_of(players_text, preset)
     try:
         knobs = new_game(preset, players, knobs_of(knob_items) or None).knobs

@@ -36,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def default_pinmap() -> Path:
     """$DICETOWER_PINMAP, else ./pinmap.toml if present, else the shipped example."""
-    from hardware.pinmap import EXAMPLE_PINMAP
+    from hardware.pinmap import EXAMPLE_PINMAP  # pydantic: when the command runs
 
     if os.environ.get(PINMAP_ENV):
         return Path(os.environ[PINMAP_ENV])

@@ -11,6 +11,10 @@ import json
 import sys
 from typing import Any, NoReturn
 
+from firmware_host.advisor import AdvisorError, advise, advise_4d
+from firmware_host.commands.game_options import knobs_of
+from firmware_host.rules.knobs import PRESETS
+
 DESCRIPTION = """\
 421: the exact odds of every distinct keep of a hand (the dice kept, the rest thrown
 again; "stop" keeps all three where stopping is allowed). "beat" is ending strictly better
@@ -122,10 +126,6 @@ def _hand(text: str | None, what: str) -> Any:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from firmware_host.advisor import AdvisorError
-    from firmware_host.commands.game_options import knobs_of
-    from firmware_host.rules.knobs import PRESETS
-
     try:
         if args.preset not in PRESETS:
             raise ValueError(
@@ -144,8 +144,6 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _four21(args: argparse.Namespace, knobs: dict[str, Any]) -> dict[str, Any]:
-    from firmware_host.advisor import advise
-
     if args.faces is not None:
         raise ValueError("--faces is for 4D; a 421 hand is given as three dice, e.g. 4 2 6")
     _refuse_other_game(args, ("near", "scores", "top"), "4D (--preset 4d)")
@@ -162,8 +160,6 @@ def _four21(args: argparse.Namespace, knobs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _fourd(args: argparse.Namespace, knobs: dict[str, Any]) -> dict[str, Any]:
-    from firmware_host.advisor import advise_4d
-
     if args.dice:
         raise ValueError("4D takes the square as --faces 3,5,2,6 (positions 0 to 3), not dice")
     if args.faces is None:

@@ -7,7 +7,10 @@ written.
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
+
+from firmware_host.hub.journal import default_journal
 
 
 def file_in_the_way(path: Path) -> Path | None:
@@ -44,10 +47,6 @@ def tower_journal(journal: Path | None, config: Path | None) -> tuple[Path, Path
     ValueError (one line) for a configuration given but missing or unreadable, not valid
     TOML, or whose path is not text.
     """
-    import tomllib
-
-    from firmware_host.controller.config import default_journal
-
     if journal is not None:
         return journal, None
     if config is None:

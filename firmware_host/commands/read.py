@@ -36,6 +36,7 @@ def _summary(path: str, dice: list, ms: float) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    # OpenCV and the dice reader: loaded when the command runs.
     import cv2
 
     from vision import ImageError, Profile, annotate, load_image, read_dice, shipped_readers

@@ -20,10 +20,14 @@ the unit's ``RestartPreventExitStatus=2`` leaves failed instead of restarting it
 from __future__ import annotations
 
 import argparse
+import logging
 import signal
 import sys
 import threading
 from pathlib import Path
+
+from firmware_host.scoreboard.network import qr_terminal, scoreboard_urls
+from firmware_host.service import Notifier
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -51,6 +55,7 @@ def _fail(message: str, code: int = 2) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    # Pydantic and the camera sources: loaded when the command runs.
     from firmware_host.controller.config import EXAMPLE_CONFIG, ConfigError, load_config
 
     if args.example:
@@ -72,16 +77,13 @@ def _run(args: argparse.Namespace) -> int:
 def _quiet_logs() -> None:
     """One line per event the owner can act on: the tower's own messages (OpenCV's own
     attempts at a missing device are quieted by the camera source)."""
-    import logging
-
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
 
 def run_tower(config: object, *, new_game: bool = False) -> int:
     """Run the configured tower until SIGTERM or Ctrl-C; the process exit status."""
+    # The tower (OpenCV, Flask, gpiozero): loaded when it runs.
     from firmware_host.controller.assembly import StartError, open_tower_parts
-    from firmware_host.scoreboard.network import qr_terminal, scoreboard_urls
-    from firmware_host.service import Notifier
 
     notifier = Notifier()
     stop = threading.Event()

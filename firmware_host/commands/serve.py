@@ -14,10 +14,11 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the hub is loaded when the command runs, not at start-up
-    from firmware_host.hub import GameHub, Journal
+from firmware_host.commands.paths import tower_journal, writable_file_problem
+from firmware_host.hub import GameHub, Journal, JournalError
+from firmware_host.locales import LANGUAGES
+from firmware_host.scoreboard.network import hostname, qr_terminal, scoreboard_urls
 
 PIN_ENV = "DICETOWER_PIN"
 
@@ -38,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "printed)",
     )
     parser.add_argument(
-        "--lang", choices=("fr", "en"), default="fr", help="default page language (default: fr)"
+        "--lang", choices=LANGUAGES, default="fr", help="default page language (default: fr)"
     )
     parser.add_argument(
         "--odds", choices=("public", "admin-only"), default="public",
@@ -66,9 +67,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    # Flask and waitress: loaded when the command runs.
     from firmware_host.scoreboard.app import create_app
     from firmware_host.scoreboard.auth import check_pin
-    from firmware_host.scoreboard.network import hostname, qr_terminal, scoreboard_urls
     from firmware_host.scoreboard.server import make_server, run_until_stopped
 
     if args.pin is not None:
@@ -86,9 +87,6 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from firmware_host.commands.paths import tower_journal, writable_file_problem
-    from firmware_host.hub import GameHub, Journal, JournalError
-
     try:
         path, named_by = tower_journal(args.journal, args.config)
     except ValueError as err:

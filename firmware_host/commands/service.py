@@ -24,6 +24,8 @@ import shlex
 import sys
 from pathlib import Path
 
+from firmware_host.service import JOURNAL, STATE_DIR, UNIT_NAME, WATCHDOG_SECONDS, render_unit
+
 SYSTEMD_UNIT_DIR = Path("/etc/systemd/system")
 SYSTEMD_RUNNING = Path("/run/systemd/system")  # sd_booted(3): present only under systemd
 GROUPS = ("gpio", "video")
@@ -80,14 +82,6 @@ def _install(args: argparse.Namespace) -> int:
         warnings += _group_warnings(user)
     except InstallError as exc:
         return _fail(str(exc), exc.code)
-    from firmware_host.service import (
-        JOURNAL,
-        STATE_DIR,
-        UNIT_NAME,
-        WATCHDOG_SECONDS,
-        render_unit,
-    )
-
     command = [sys.executable, "-m", "firmware_host.cli", "run", "--config", str(config),
                "--journal", str(JOURNAL)]
     # The state directory, not the configuration's folder: the one folder sure to take the
@@ -147,6 +141,7 @@ def _user(name: str | None, warnings: list[str], dry_run: bool) -> tuple[str, Pa
 def _config(path: Path | None, home: Path) -> tuple[Path, Path]:
     """The configuration, absolute, checked as `dicetower run` would check it, and the
     journal it names."""
+    # Pydantic and the camera sources: loaded when the command runs.
     from firmware_host.controller.config import ConfigError, load_config
 
     config = (path or home / "dicetower" / "tower.toml").expanduser().absolute()

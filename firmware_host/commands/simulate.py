@@ -9,16 +9,21 @@ from __future__ import annotations
 
 import argparse
 import random
+import statistics
 import sys
 import time
 from typing import Any
 
+from firmware_host.advisor.strategies import make_strategy
 from firmware_host.argtypes import positive_int
 from firmware_host.commands.game_options import (
     STRATEGY_NAMES,
     add_game_options,
     checked_game,
 )
+from firmware_host.rules.hands import RANKINGS
+from firmware_host.rules.narrate import Narrator
+from firmware_host.rules.simulation import Totals, play
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,9 +49,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from firmware_host.rules.narrate import Narrator
-    from firmware_host.rules.simulation import Totals, play
-
     try:
         players, knobs = checked_game(args.preset, args.players, args.knob)
     except ValueError as err:
@@ -120,8 +122,6 @@ class Seats:
         self.seated: dict[str, int] = dict.fromkeys(names, 0)  # seats played over the games
         self.games = self.decided_lost = self.decided_won = 0
         if names != ["simple"] * len(names):
-            from firmware_host.advisor.strategies import make_strategy
-
             self.players = {name: make_strategy(name) for name in set(names)}
 
     @property
@@ -160,7 +160,7 @@ class Seats:
         loser), with its exact binomial 95% confidence interval, beside an even share."""
         if not self.mixed or not self.games:
             return
-        from scipy.stats import binomtest
+        from scipy.stats import binomtest  # SciPy (a second): only when strategies are mixed
 
         lost = kind == "421" and self.decided_lost > 0
         counts, decided = (self.lost, self.decided_lost) if lost else (self.won, self.decided_won)
@@ -212,8 +212,6 @@ class FirstPlayer:
             self.games_first_lost += stats.loser == self.first
 
     def print_summary(self, strategy: str, kind: str) -> None:
-        import statistics
-
         unit = "rounds" if kind == "421" else "moves"
         ordered = sorted(self.lengths)
         p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
@@ -238,8 +236,6 @@ def _print_stats(
     totals: Any,
     elapsed: float,
 ) -> None:
-    from firmware_host.rules.hands import RANKINGS
-
     kind = "4d" if "target" in knobs else "421"
     games = totals.games
     mean = totals.mean

@@ -14,8 +14,25 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware_host.camera import CameraError
+from calibration.store import light_settings
+from firmware_host.camera import CameraError, camera_from_spec
 from firmware_host.controller.config import TowerConfig
+from firmware_host.controller.controller import Controller
+from firmware_host.hub import GameHub, Journal, JournalError
+from firmware_host.league.publisher import TowerPublisher, cursor_beside
+from firmware_host.scoreboard.app import create_app
+from firmware_host.scoreboard.network import scoreboard_urls
+from firmware_host.scoreboard.server import BackgroundServer
+from hardware import (
+    EXAMPLE_PINMAP,
+    NotOnAPi,
+    PinMapError,
+    SimulatedTower,
+    load_pinmap,
+    open_tower,
+    simulated_pinmap,
+)
+from vision import Profile
 
 MEGABYTE = 1024 * 1024
 
@@ -68,12 +85,6 @@ def _close_all(closers: list[Callable[[], None]]) -> None:
 
 def _open(config: TowerConfig, closers: list[Callable[[], None]], new_game: bool,
           heartbeat: Callable[[], None] | None) -> TowerParts:
-    from firmware_host.controller.controller import Controller
-    from firmware_host.hub import GameHub, Journal, JournalError
-    from firmware_host.scoreboard.app import create_app
-    from firmware_host.scoreboard.network import scoreboard_urls
-    from firmware_host.scoreboard.server import BackgroundServer
-
     profile = _profile(config)
     light = calibrated_light(config)
     camera = camera_source(config, light)
@@ -93,11 +104,18 @@ def _open(config: TowerConfig, closers: list[Callable[[], None]], new_game: bool
     controller = Controller(camera, tower, hub, journal, profile=profile, hold=config.hold,
                             agree=config.agree, heartbeat=heartbeat, tray=tray)
     closers.append(controller.close)
+    publisher = None
+    if config.league_broker is not None and config.league_tower is not None:
+        # One more subscriber of the hub: it only wakes its own thread, the game never waits.
+        publisher = TowerPublisher(hub, journal, config.league_broker, config.league_tower,
+                                   prefix=config.league_prefix,
+                                   cursor=cursor_beside(config.journal))
     urls = scoreboard_urls(config.host, config.port)
     app = create_app({"SCOREBOARD_PIN": config.pin, "SCOREBOARD_LANG": config.lang,
                       "SCOREBOARD_ODDS": config.odds, "SCOREBOARD_PUBLIC_URL": urls[0],
-                      "CALIBRATION_PROFILE": config.profile},
-                     hub=hub, tower=controller)
+                      "CALIBRATION_PROFILE": config.profile,
+                      "SCOREBOARD_LEAGUE_URL": config.league_board},
+                     hub=hub, tower=controller, league=publisher)
     try:
         server = BackgroundServer(app, config.host, config.port)
     except OSError as err:
@@ -113,6 +131,9 @@ def _open(config: TowerConfig, closers: list[Callable[[], None]], new_game: bool
     controller.bind_buttons()
     resumed = controller.resume_or_start(config.preset, config.players, config.knobs or None,
                                          new=new_game)
+    if publisher is not None:
+        publisher.start()
+        closers.append(publisher.close)
     return TowerParts(config, camera, tower, journal, hub, controller, app, server, resumed,
                       list(closers))
 
@@ -120,8 +141,6 @@ def _open(config: TowerConfig, closers: list[Callable[[], None]], new_game: bool
 def _profile(config: TowerConfig) -> Any:
     if config.profile is None:
         return None
-    from vision import Profile
-
     try:
         return Profile.load(config.profile)
     except ValueError as err:
@@ -134,16 +153,12 @@ def calibrated_light(config: TowerConfig) -> dict[str, float]:
     so the tower plays in the light the profile was made in; empty without one."""
     if config.profile is None:
         return {}
-    from calibration.store import light_settings
-
     return light_settings(config.profile)
 
 
 def camera_source(config: TowerConfig, light: dict[str, float] | None = None) -> Any:
     """The configured camera source (not opened), with its frame rate, size and locks: the
     configuration's own picture settings first, then those of the calibration (``light``)."""
-    from firmware_host.camera import camera_from_spec
-
     controls = {key: value for key, value in (light or {}).items() if key != "ring"}
     if "ExposureTime" in controls:
         controls["ExposureTime"] = int(controls["ExposureTime"])
@@ -169,16 +184,6 @@ def camera_source(config: TowerConfig, light: dict[str, float] | None = None) ->
 
 
 def _tower(config: TowerConfig) -> Any:
-    from hardware import (
-        EXAMPLE_PINMAP,
-        NotOnAPi,
-        PinMapError,
-        SimulatedTower,
-        load_pinmap,
-        open_tower,
-        simulated_pinmap,
-    )
-
     if config.pinmap is None:
         return SimulatedTower(simulated_pinmap(load_pinmap(EXAMPLE_PINMAP)))
     try:

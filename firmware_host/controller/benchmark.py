@@ -26,7 +26,10 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Any
 
+from tqdm import tqdm
+
 from firmware_host.figures import p95
+from firmware_host.rules import PRESETS
 from firmware_host.scoreboard.benchmark import Client, state_arrival
 
 
@@ -75,8 +78,8 @@ def run_benchmark(throws: int = 200, preset: str = "tim-11", seed: int = 11,
                   jpeg: int | None = None, scene: str = "classic") -> dict[str, Any]:
     """Play ``throws`` throws on the ``scene`` ("classic" or "varied") of the simulated tray;
     return the figures (delays in milliseconds)."""
-    from tqdm import tqdm
-
+    # The tower (OpenCV, the renderer, Flask): loaded when the benchmark runs, not when the
+    # command line starts.
     from firmware_host.camera.simulated import SimulatedCamera
     from firmware_host.controller.demo import Demo, DemoOptions
 
@@ -172,8 +175,6 @@ def _note_settle(watch: _Watch, demo: Any, outcome: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from firmware_host.rules import PRESETS
-
     if args.throws < 10:
         print("dicetower bench tower: --throws must be at least 10", file=sys.stderr)
         return 2

@@ -10,18 +10,23 @@ are taken from the file's folder, so a tower folder can be moved whole. The comm
 
 from __future__ import annotations
 
+import json
+import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
-import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from firmware_host.camera import SPEC_HELP, CameraError, camera_from_spec
+from firmware_host.catalogue import LANGUAGES
+from firmware_host.hub.journal import default_journal
+from firmware_host.league.broker import BrokerAddress
+from firmware_host.league.messages import check_name
+from firmware_host.rules import RuleError, new_game
 
 EXAMPLE_CONFIG = Path(__file__).with_name("tower.example.toml")
-LANGUAGES = ("fr", "en")
 # Who sees the odds advice (firmware_host.scoreboard.odds.ODDS_MODES, named here so that the
 # configuration is read without loading the scoreboard).
 ODDS_MODES = ("public", "admin-only")
@@ -73,6 +78,19 @@ class _Reading(_Table):
     agree: int | None = Field(None, ge=1, le=10)
 
 
+class _League(_Table):
+    broker: str | None = None  # mqtt://HOST[:PORT] or mqtts://... (TLS)
+    tower: str | None = None  # this tower's name in the league (its topic, its broker user)
+    username: str | None = None  # default: the tower's name
+    password: str | None = None
+    ca_file: str | None = None  # TLS: the CA to trust (default: the system's)
+    # The topics' first levels (default dicetower).
+    prefix: str | None = Field(None, pattern=r"^[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$",
+                               description="topic levels of letters, digits, - and _",
+                               examples=["dicetower"])
+    board: str | None = None  # the league board's address, for the players' QR code
+
+
 class _File(_Table):
     """The whole file: every table it may hold."""
 
@@ -82,21 +100,21 @@ class _File(_Table):
     scoreboard: _Scoreboard = _Scoreboard()
     journal: _Journal = _Journal()
     reading: _Reading = _Reading()
+    league: _League = _League()
 
 
 # How a value of the wrong type is asked for, by pydantic's error type.
 WANTED = {"float_type": "whole number or number", "int_type": "whole number",
           "string_type": "text", "bool_type": "true or false", "list_type": "list",
-          "dict_type": "table"}
+          "dict_type": "table", "model_type": "table", "tuple_type": "list",
+          "bytes_type": "text"}
+# A number outside a field's range (or not a finite number).
+RANGE_ERRORS = ("greater_than_equal", "greater_than", "less_than_equal", "less_than",
+                "finite_number")
 
 
 class ConfigError(ValueError):
     """The configuration cannot be used; the message names the file, the key and the fix."""
-
-
-def default_journal() -> Path:
-    """Where the journal lives unless told otherwise: the user's data directory."""
-    return Path(platformdirs.user_data_dir("dicetower")) / "journal.sqlite3"
 
 
 @dataclass
@@ -124,6 +142,11 @@ class TowerConfig:
     hold: float = 0.4
     agree: int = 2
     source: Path | None = None  # the file it was read from
+    # [league]: the broker this tower publishes its games to (None: no league), its name.
+    league_broker: BrokerAddress | None = None
+    league_tower: str | None = None
+    league_prefix: str = "dicetower"
+    league_board: str | None = None  # the league board's address: a QR code on the page
 
 
 def load_config(path: str | Path) -> TowerConfig:
@@ -209,6 +232,7 @@ def config_from_dict(data: dict[str, Any], file: Path) -> TowerConfig:
         config.journal = _path(base, journal.path)
     if journal.max_images_mb is not None:
         config.max_images_mb = float(journal.max_images_mb)
+    _league(where, base, checked.league, config)
     reading = checked.reading
     if reading.hold is not None:
         config.hold = float(reading.hold)
@@ -217,33 +241,155 @@ def config_from_dict(data: dict[str, Any], file: Path) -> TowerConfig:
     return config
 
 
-def _first_error(where: str, exc: ValidationError, data: dict[str, Any]) -> str:
-    """The first of pydantic's errors as one line: the file, the table and key, the fix."""
+def _league(where: str, base: Path, league: _League, config: TowerConfig) -> None:
+    if league.broker is None:
+        return
+    if league.tower is None:
+        raise ConfigError(f"{where}: [league] tower is missing: the name of this tower in the "
+                          'league, e.g. tower = "bar-du-port-1"')
+    try:
+        config.league_tower = check_name(league.tower)
+        config.league_broker = BrokerAddress.parse(
+            league.broker, ca_file=str(_path(base, league.ca_file)) if league.ca_file else None)
+    except ValueError as err:
+        raise ConfigError(f"{where}: [league] {err}") from None
+    if league.username is not None or league.password is not None:
+        config.league_broker = replace(config.league_broker,
+                                       username=league.username or league.tower,
+                                       password=league.password)
+    if league.prefix is not None:
+        config.league_prefix = league.prefix
+    if league.board is not None and not re.fullmatch(r"https?://\S+", league.board):
+        raise ConfigError(f"{where}: [league] board must be the league board's address, e.g. "
+                          f'board = "http://192.168.1.10:8100/", not {league.board!r}')
+    config.league_board = league.board
+
+
+def _first_error(where: str, exc: ValidationError, data: dict[str, Any],
+                 model: type[BaseModel] | None = None) -> str:
+    """The first of pydantic's errors as one line: the file, the table and key, the fix.
+
+    Every kind of error gives a line: the usual ones (an unknown table or key, a wrong type,
+    a value out of range, not one of the choices, not of the expected form, too short or too
+    long, missing) in the file's own words, any other in pydantic's, with the key's example
+    when its field declares one (``Field(examples=[...])``). ``model``: the file's model
+    (`_File` unless told)."""
+    model = model or _File
     error = exc.errors()[0]
     loc = [str(part) for part in error["loc"]]
-    kind, value = error["type"], error.get("input")
+    kind = error["type"]
+    if not loc:
+        return f"{where}: {_said(error)}"
+    table = loc[0]
+    tables = model.model_fields
     if len(loc) == 1:
-        table = loc[0]
         if kind == "extra_forbidden":
             return (f"{where}: unknown table [{table}]; the tables are "
-                    f"{', '.join(f'[{t}]' for t in _File.model_fields)}")
+                    f"{', '.join(f'[{t}]' for t in tables)}")
+        if kind == "missing":
+            return f"{where}: the table [{table}] is missing"
         return f"{where}: '{table}' must be a table ([{table}]), not a value"
-    table, key = loc[0], loc[1]
-    fields = _File.model_fields[table].annotation.model_fields  # type: ignore[union-attr]
-    if kind == "extra_forbidden":
+    key = loc[1]
+    fields = _fields_of(tables[table].annotation) if table in tables else {}
+    if kind == "extra_forbidden" and len(loc) == 2:
         return f"{where}: unknown key '{key}' in [{table}]; known keys: {', '.join(fields)}"
-    value = data[table][key]  # as written, not as pydantic holds it
+    name = f"[{table}] {key}" + "".join(f"[{part}]" for part in loc[2:])
+    field = fields.get(key)
+    example = _example(key, field)
+    if kind == "missing":
+        return f"{where}: {name} is missing{example}"
+    # As written in the file, not as pydantic holds it.
+    value = _written(data, error["loc"], error.get("input"))
+    return f"{where}: {name} must be {_wanted(error, field)}{example}, not {value!r}"
+
+
+def _wanted(error: Any, field: Any) -> str:
+    """What the key must be, for one pydantic error (any kind)."""
+    kind, context = error["type"], error.get("ctx") or {}
     if kind in WANTED:
-        return f"{where}: [{table}] {key} must be {WANTED[kind]}, not {value!r}"
-    low, high = _bounds(fields[key].metadata)
-    return f"{where}: [{table}] {key} must be from {low:g} to {high:g}, not {value!r}"
+        return WANTED[kind]
+    if kind in RANGE_ERRORS:
+        low, high = _bounds(field.metadata if field is not None else [], context)
+        if low is not None and high is not None:
+            return f"from {low:g} to {high:g}"
+        if low is not None:
+            return f"at least {low:g}"
+        if high is not None:
+            return f"at most {high:g}"
+        return _said(error).removeprefix("input should be ")
+    if kind == "literal_error":
+        choices = _choices(field) or [str(context.get("expected", ""))]
+        return f"one of {', '.join(choices)}"
+    if kind == "string_pattern_mismatch":
+        if field is not None and field.description:
+            return str(field.description)
+        return f"text of the form {context.get('pattern', '')!r}"
+    if kind in ("too_short", "string_too_short", "too_long", "string_too_long"):
+        count = context.get("min_length" if "short" in kind else "max_length")
+        unit = "character" if kind.startswith("string") else "item"
+        plural = "" if count == 1 else "s"
+        return f"{'at least' if 'short' in kind else 'at most'} {count} {unit}{plural}"
+    if field is not None and field.description:
+        return str(field.description)
+    return f"valid ({_said(error)})"
 
 
-def _bounds(metadata: list[Any]) -> tuple[float, float]:
-    """A field's range (``ge``, ``le``) as its `Field` declares it."""
-    low = next(m.ge for m in metadata if getattr(m, "ge", None) is not None)
-    high = next(m.le for m in metadata if getattr(m, "le", None) is not None)
-    return float(low), float(high)
+def _said(error: Any) -> str:
+    """pydantic's own words for an error, on one line, starting in lower case."""
+    message = " ".join(str(error.get("msg", "not valid")).split())
+    return message[:1].lower() + message[1:]
+
+
+def _fields_of(annotation: Any) -> dict[str, Any]:
+    """The fields of a table's model (nothing for a value that is not a table)."""
+    fields = getattr(annotation, "model_fields", None)
+    return dict(fields) if isinstance(fields, dict) else {}
+
+
+def _example(key: str, field: Any) -> str:
+    """``, e.g. key = EXAMPLE`` when the field declares an example, else nothing."""
+    examples = getattr(field, "examples", None) if field is not None else None
+    if not examples:
+        return ""
+    return f", e.g. {key} = {json.dumps(examples[0], ensure_ascii=False)}"
+
+
+def _choices(field: Any) -> list[str]:
+    """The values a ``Literal`` field accepts, as written in the file."""
+    if field is None:
+        return []
+    found: list[str] = []
+    pending = [field.annotation]
+    while pending:
+        annotation = pending.pop(0)
+        if get_origin(annotation) is Literal:
+            found += [str(choice) for choice in get_args(annotation)]
+        else:
+            pending += list(get_args(annotation))
+    return found
+
+
+def _written(data: Any, loc: tuple[Any, ...], default: Any) -> Any:
+    """The value at ``loc`` in the parsed file, or ``default`` when it is not there."""
+    for part in loc:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return default
+    return data
+
+
+def _bounds(metadata: list[Any], context: dict[str, Any]) -> tuple[float | None, float | None]:
+    """A field's inclusive range (``ge``, ``le``) as its `Field` declares it, else as the
+    error says; None for a side it does not have."""
+    def first(name: str) -> float | None:
+        for source in (*metadata, context):
+            found = source.get(name) if isinstance(source, dict) else getattr(source, name, None)
+            if isinstance(found, (int, float)) and not isinstance(found, bool):
+                return float(found)
+        return None
+
+    return first("ge"), first("le")
 
 
 def _camera_settings(where: str, camera: _Camera, config: TowerConfig) -> None:
@@ -275,8 +421,6 @@ def _camera_settings(where: str, camera: _Camera, config: TowerConfig) -> None:
 
 
 def _check_game(where: str, config: TowerConfig) -> None:
-    from firmware_host.rules import RuleError, new_game
-
     try:
         new_game(config.preset, list(config.players), dict(config.knobs) or None)
     except RuleError as exc:

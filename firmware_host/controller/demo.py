@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from firmware_host.advisor.strategies import make_strategy
 from firmware_host.camera import Frame
 from firmware_host.camera.simulated import SimulatedCamera, SimulatedTray
 from firmware_host.controller.controller import Controller
@@ -30,6 +31,9 @@ from firmware_host.controller.table import Habits, TokenTray, VirtualTable
 from firmware_host.hub import GameHub, Journal
 from firmware_host.rules.fourd import next_near
 from firmware_host.rules.texts import render_text
+from firmware_host.scoreboard.app import create_app
+from firmware_host.scoreboard.server import BackgroundServer
+from hardware import EXAMPLE_PINMAP, SimulatedTower, load_pinmap, simulated_pinmap
 
 HOPPER_TOKENS = 120
 THINK_SECONDS = 1.2  # at a watchable pace: players look at the dice before the next throw
@@ -91,9 +95,6 @@ class Demo:
     """The assembled simulated tower and its table; `run` plays until done or stopped."""
 
     def __init__(self, options: DemoOptions, say: Callable[[str], None] = print) -> None:
-        from firmware_host.scoreboard.app import create_app
-        from hardware import EXAMPLE_PINMAP, SimulatedTower, load_pinmap, simulated_pinmap
-
         self.options = options
         self.say = say
         self.summary = DemoSummary()
@@ -128,8 +129,6 @@ class Demo:
 
     def start(self) -> bool:
         """Resume the journal's game or start one; serve the scoreboard. True if resumed."""
-        from firmware_host.scoreboard.server import BackgroundServer
-
         if self.options.serve:
             self.server = BackgroundServer(self.app, self.options.host, self.options.port)
             self.server.start()
@@ -370,8 +369,6 @@ def _strategy(name: str | None) -> Any:
     table's own habits (``random`` among them)."""
     if name is None or name == "random":
         return None
-    from firmware_host.advisor.strategies import make_strategy
-
     return make_strategy(name)
 
 

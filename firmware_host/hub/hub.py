@@ -9,7 +9,7 @@ anyone hear of it. Subscribers (`subscribe`) hear of each change after the lock 
 the controller carries out the effects there (lights, tokens).
 
 The tower adds what only it knows (`set_tower`): its status (ready, reading, asking for a
-throw again, camera error, jam), a notice in both languages, and the token dispenses under way.
+throw again, camera error, jam), a notice in every language, and the token dispenses under way.
 
 Readers never wait on writers for long: the snapshot sent to clients is serialised once per
 version and cached, `state` gives the loop what it decides by without any serialising, and

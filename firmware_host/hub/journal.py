@@ -28,6 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import platformdirs
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock, so no lock (see _claim)
+    fcntl = None  # type: ignore[assignment]
+
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x44544F57  # "DTOW": tells our files from any other SQLite database
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -61,6 +68,11 @@ CREATE TABLE IF NOT EXISTS images (
 #: States of a dispense: intended -> started -> done; or void (its input was undone or
 #: corrected before a token fell); or doubt (cut off mid-way: waits for the game master).
 DISPENSE_STATES = ("intended", "started", "done", "void", "doubt")
+
+
+def default_journal() -> Path:
+    """Where the tower's journal lives unless told otherwise: the user's data directory."""
+    return Path(platformdirs.user_data_dir("dicetower")) / "journal.sqlite3"
 
 
 class JournalError(Exception):
@@ -322,9 +334,7 @@ def _claim(path: Path) -> IO[bytes] | None:
     power cut leaves no stale lock behind), which is why it is a kernel lock (``flock``) and not
     a file whose existence means "taken". Where ``flock`` does not exist (Windows), no lock.
     """
-    try:
-        import fcntl
-    except ImportError:
+    if fcntl is None:
         return None
     if path.is_dir():
         raise JournalError(f"{path}: is a folder; give the journal a file name "

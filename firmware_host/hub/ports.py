@@ -5,6 +5,7 @@ for the game master.
 snapshot, wait for changes, submit an input, and the game master's actions on the game.
 `TowerActions` is what the game master's page may ask of a running tower (the controller is
 one): resume after a jam, count a dispense cut off, start a calibration, where its journal is.
+`LeagueSeat` is a tower's place in a league: the match the league offers it.
 `dicetower serve` runs the pages without a tower: then those actions answer 409.
 """
 
@@ -78,3 +79,16 @@ class TowerActions(Protocol):
     def calibration(self, *, expect: int, name: str, path: str | Path | None, throws: int,
                     checks: int, hold: float) -> CalibrationRun:
         """A calibration of this tower, not started yet; ValueError for a bad profile name."""
+
+
+class LeagueSeat(Protocol):
+    """A tower's seat in a league (docs/league.md; `firmware_host.league.TowerPublisher` is
+    one): the tournament match the league offers it, started with one tap."""
+
+    @property
+    def proposal(self) -> JSONDict | None:
+        """The offer (``{"match", "preset", "players"}``), None when there is none."""
+
+    def start_proposal(self) -> JSONDict:
+        """Start the offered match on this tower; the new game's view. LookupError when
+        there is no offer."""

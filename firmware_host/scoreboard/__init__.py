@@ -13,6 +13,8 @@ __all__ = ["create_app", "serve_app"]
 
 
 def __getattr__(name: str) -> Any:
+    # Flask and waitress load with the first use, not with the package (which the command
+    # line's benchmarks import at start).
     if name == "create_app":
         from firmware_host.scoreboard.app import create_app
 

@@ -290,6 +290,32 @@ def confirm_dispense(dispense_id: int) -> Response:
     return _ok(dispense=to_json() if callable(to_json) else row)
 
 
+@admin.get("/league")
+def league_offer() -> Response:
+    """The league's offer of a tournament match to this tower (null: none, or no league).
+    A read: the unlocked session is enough."""
+    if not is_admin():
+        raise ApiError(401, "login", "login_first")
+    seat = current_app.extensions.get("dicetower.league_seat")
+    response = jsonify({"league": seat is not None,
+                        "offer": None if seat is None else seat.proposal})
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@admin.post("/league/start")
+@admin_required
+def start_league_offer() -> Response:
+    """The game master's one tap: start the match the league offers this tower."""
+    seat = current_app.extensions.get("dicetower.league_seat")
+    if seat is None:
+        raise ApiError(409, "no_league", "no_league")
+    try:
+        return _ok(game=seat.start_proposal())
+    except LookupError:
+        raise ApiError(409, "no_offer", "no_offer") from None
+
+
 @admin.get("/fairness")
 def fairness() -> Response:
     """Whether the dice look fair, from the running tower's journal (null without a tower:

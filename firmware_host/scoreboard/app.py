@@ -14,13 +14,13 @@ from typing import Any
 from flask import Flask, Response
 
 from firmware_host.hub import GameHub
-from firmware_host.hub.ports import HubAccess, TowerActions
+from firmware_host.hub.ports import HubAccess, LeagueSeat, TowerActions
 from firmware_host.scoreboard.admin import admin
 from firmware_host.scoreboard.api import api
 from firmware_host.scoreboard.auth import FailureLimiter, check_pin, generate_pin
 from firmware_host.scoreboard.calibration_api import calibration_api
 from firmware_host.scoreboard.errors import register_error_handlers
-from firmware_host.scoreboard.i18n import DEFAULT_LANGUAGE
+from firmware_host.scoreboard.i18n import DEFAULT_LANGUAGE, init_languages
 from firmware_host.scoreboard.odds import DEFAULT_ODDS_MODE, OddsService, check_odds_mode
 from firmware_host.scoreboard.pages import pages
 from firmware_host.scoreboard.sse import ClientLimit
@@ -29,6 +29,7 @@ DEFAULTS: dict[str, Any] = {
     "SCOREBOARD_PIN": None,  # None: a random 6-digit PIN, read it from app.config
     "SCOREBOARD_LANG": DEFAULT_LANGUAGE,
     "SCOREBOARD_PUBLIC_URL": None,  # the URL in the QR code; None: the one the page came from
+    "SCOREBOARD_LEAGUE_URL": None,  # the league board's address, for its QR code (or None)
     "SCOREBOARD_HOSTNAME": None,  # shown beside the QR code; None: this machine's hostname
     "SCOREBOARD_ODDS": DEFAULT_ODDS_MODE,  # who sees the odds advice: public or admin-only
     "SSE_MAX_CLIENTS": 100,  # each open page holds one server thread
@@ -57,12 +58,14 @@ def create_app(
     hub: HubAccess | None = None,
     *,
     tower: TowerActions | None = None,
+    league: LeagueSeat | None = None,
 ) -> Flask:
     """Build the scoreboard application around `hub` (a new, empty `GameHub` by default).
 
     `config` overrides `DEFAULTS` and Flask's own settings (``SECRET_KEY``, ``TESTING``...).
     `tower` is the running tower, if any: without one (``dicetower serve`` alone) the
-    game master's tower actions answer 409.
+    game master's tower actions answer 409. `league`: the tower's seat in a league (the match
+    the league offers it), if it is in one.
     Raises ValueError for a ``SCOREBOARD_PIN`` that is not a PIN (see `auth.check_pin`) and
     for a ``SCOREBOARD_ODDS`` that is not one of `odds.ODDS_MODES`.
     """
@@ -85,6 +88,7 @@ def create_app(
     app.extensions["dicetower.hub"] = hub if hub is not None else GameHub()
     _attach_odds(app, app.extensions["dicetower.hub"])
     app.extensions["dicetower.tower"] = tower
+    app.extensions["dicetower.league_seat"] = league
     app.extensions["dicetower.limiter"] = FailureLimiter(
         int(app.config["LOGIN_MAX_FAILURES"]),
         float(app.config["LOGIN_WINDOW"]),
@@ -95,6 +99,7 @@ def create_app(
         int(app.config["SSE_MAX_CLIENTS"]), int(app.config["SSE_MAX_PER_CLIENT"])
     )
 
+    init_languages(app)
     app.register_blueprint(api)
     app.register_blueprint(admin)
     app.register_blueprint(calibration_api)
@@ -113,9 +118,6 @@ def create_app(
 
 def _attach_odds(app: Flask, hub: HubAccess) -> None:
     """The odds advice, computed once per game version in a worker (see odds.py)."""
-    # Loaded now rather than by the first snapshot, which runs under the hub's lock.
-    import firmware_host.advisor.strategies  # noqa: F401
-
     service = OddsService(ready=hub.odds_ready)
     app.extensions["dicetower.odds"] = service
     hub.set_odds_source(service.advice)

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from firmware_host.figures import p95
+from firmware_host.hub import HubError
+from firmware_host.rules import RuleError
 
 PRESET = "classique-10"
 PLAYERS = ["Ana", "Ben", "Cleo", "Dede"]
@@ -89,9 +91,6 @@ class Client:
 
 def push_changes(hub: Any, updates: int, interval: float, seed: int) -> dict[int, float]:
     """Play `updates` inputs of a real game; return version -> time of the change."""
-    from firmware_host.hub import HubError
-    from firmware_host.rules import RuleError
-
     rng = random.Random(seed)
     changed: dict[int, float] = {}
     while len(changed) < updates:
@@ -112,6 +111,7 @@ def push_changes(hub: Any, updates: int, interval: float, seed: int) -> dict[int
 
 def run_benchmark(clients: int, updates: int, interval: float, seed: int) -> dict[str, Any]:
     """Serve, connect, push, measure; return the figures (delays in milliseconds)."""
+    # Flask and waitress: loaded when the benchmark runs, not when the command line starts.
     from firmware_host.scoreboard.app import create_app
     from firmware_host.scoreboard.server import BackgroundServer
 

@@ -15,7 +15,7 @@ from werkzeug.exceptions import HTTPException
 
 from firmware_host.hub import HubError, Refusal
 from firmware_host.rules import RuleError
-from firmware_host.scoreboard.i18n import request_language
+from firmware_host.scoreboard.i18n import page_language
 from firmware_host.scoreboard.texts import REFUSALS
 
 
@@ -51,17 +51,17 @@ def error_response(
 def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def api_error(err: ApiError) -> Response:
-        return error_response(err.status, err.kind, err.text(request_language()), err.headers)
+        return error_response(err.status, err.kind, err.text(page_language()), err.headers)
 
     @app.errorhandler(RuleError)
     def rule_error(err: RuleError) -> Response:
         # The engine refused the input and guarantees its state is unchanged.
-        return error_response(400, "rule", err.text(request_language()),
+        return error_response(400, "rule", err.text(page_language()),
                               extra={"rule": err.as_text()})
 
     @app.errorhandler(HubError)
     def hub_error(err: HubError) -> Response:
-        return error_response(409, "conflict", err.text(request_language()))
+        return error_response(409, "conflict", err.text(page_language()))
 
     @app.errorhandler(HTTPException)
     def http_error(err: HTTPException) -> Any:

@@ -23,7 +23,12 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from firmware_host.advisor.moves4d import advise_4d
+from firmware_host.advisor.odds421 import Turn, analyse
+from firmware_host.advisor.round_model import best_action
+from firmware_host.advisor.strategies import situation_from_view
 from firmware_host.catalogue import LANGUAGES, Catalogue
+from firmware_host.rules.hands import hand_name
 
 JSONDict = dict[str, Any]
 ODDS_MODES = ("public", "admin-only")
@@ -50,8 +55,6 @@ def check_odds_mode(value: object) -> str:
 
 def advice_needed(view: Mapping[str, Any] | None) -> bool:
     """Whether the player to move in ``view`` has a choice to make (cheap: no advisor run)."""
-    from firmware_host.advisor.strategies import situation_from_view
-
     if not view or view.get("phase") == "over":
         return False
     if view.get("game") == "4d":
@@ -71,10 +74,6 @@ def advice_for_view(view: Mapping[str, Any] | None) -> JSONDict | None:
 
 
 def _advice_421(view: Mapping[str, Any]) -> JSONDict | None:
-    from firmware_host.advisor.odds421 import Turn, analyse
-    from firmware_host.advisor.round_model import best_action
-    from firmware_host.advisor.strategies import situation_from_view
-
     situation = situation_from_view(view)
     if situation is None:
         return None
@@ -90,8 +89,6 @@ def _advice_421(view: Mapping[str, Any]) -> JSONDict | None:
     avoid = made_by(view.get("worst"))
     own = to_beat is None
     if own:
-        from firmware_host.rules.hands import hand_name
-
         to_beat = (hand_name(list(situation.dice)), situation.made_throws)
     table = analyse(situation.knobs, situation.dice, turn, to_beat, avoid)
     advised, _ = best_action(situation)
@@ -113,8 +110,6 @@ def _advice_421(view: Mapping[str, Any]) -> JSONDict | None:
 
 
 def _advice_4d(view: Mapping[str, Any]) -> JSONDict | None:
-    from firmware_host.advisor.moves4d import advise_4d
-
     square = view.get("square")
     mover = view.get("to_move")
     if view.get("phase") not in ("play", "present") or not square or mover is None:
@@ -226,104 +221,7 @@ class OddsService:
 
 # ---------------------------------------------------------------------- the page's words
 
-ODDS_LABELS = Catalogue.by_language("scoreboard.odds", {
-    "fr": {
-        "odds": "Conseil",
-        "odds_line": "{keep} : {odds}",
-        "odds_keep": "garder {keep}",
-        "odds_stop": "s'arrêter sur {keep}",
-        "odds_all": "tout relancer",
-        "odds_stop_short": "s'arrêter",
-        "odds_all_short": "tout",
-        "odds_beat": "{p} de battre {hand}",
-        "odds_better": "{p} de faire mieux que {hand}",
-        "odds_below": "{p} sous {hand}",
-        "odds_pending": "calcul…",
-        "odds_col_keep": "garder",
-        "odds_col_beat": "battre {hand}",
-        "odds_col_better": "mieux que {hand}",
-        "odds_col_tie": "égaler",
-        "odds_col_worst": "sous {hand}",
-        "odds_col_421": "421",
-        "odds_col_tokens": "jetons (moy.)",
-        "odds_best_mark": "★ le meilleur pour ce but",
-        "odds_4d_best": "meilleur coup : {move}, puis le carré {rotate}",
-        "odds_4d_points": "{combination} {points} pts",
-        "odds_4d_reply": "réplique {points}",
-        "odds_4d_wins": "gagne",
-        "odds_col_move": "coup",
-        "odds_col_square": "carré",
-        "odds_col_points": "points",
-        "odds_col_reply": "réplique",
-        "move_near": "tourner le dé proche",
-        "move_left": "tourner le dé de gauche",
-        "move_right": "tourner le dé de droite",
-        "move_left+near": "tourner les dés de gauche et proche",
-        "move_right+near": "tourner les dés de droite et proche",
-        "rotate_word_cw": "sens horaire",
-        "rotate_word_ccw": "sens antihoraire",
-        "move_short_near": "proche",
-        "move_short_left": "gauche",
-        "move_short_right": "droite",
-        "move_short_left+near": "gauche + proche",
-        "move_short_right+near": "droite + proche",
-        "combo_pair": "paire",
-        "combo_trio": "trio",
-        "combo_brelan": "brelan",
-        "combo_double_pair": "double paire",
-        "combo_carre": "carré",
-        "combo_suite": "suite",
-        "combo_quinte": "quinte",
-    },
-    "en": {
-        "odds": "Advice",
-        "odds_line": "{keep}: {odds}",
-        "odds_keep": "keep {keep}",
-        "odds_stop": "stop on {keep}",
-        "odds_all": "throw all",
-        "odds_stop_short": "stop",
-        "odds_all_short": "all",
-        "odds_beat": "{p} to beat {hand}",
-        "odds_better": "{p} to do better than {hand}",
-        "odds_below": "{p} below {hand}",
-        "odds_pending": "working…",
-        "odds_col_keep": "keep",
-        "odds_col_beat": "beat {hand}",
-        "odds_col_better": "better than {hand}",
-        "odds_col_tie": "tie",
-        "odds_col_worst": "below {hand}",
-        "odds_col_421": "421",
-        "odds_col_tokens": "tokens (mean)",
-        "odds_best_mark": "★ the best for that goal",
-        "odds_4d_best": "best: {move}, then turn the square {rotate}",
-        "odds_4d_points": "{combination} {points} pts",
-        "odds_4d_reply": "reply {points}",
-        "odds_4d_wins": "wins",
-        "odds_col_move": "move",
-        "odds_col_square": "square",
-        "odds_col_points": "points",
-        "odds_col_reply": "reply",
-        "move_near": "turn the near die",
-        "move_left": "turn the left die",
-        "move_right": "turn the right die",
-        "move_left+near": "turn the left and near dice",
-        "move_right+near": "turn the right and near dice",
-        "rotate_word_cw": "clockwise",
-        "rotate_word_ccw": "anticlockwise",
-        "move_short_near": "near",
-        "move_short_left": "left",
-        "move_short_right": "right",
-        "move_short_left+near": "left + near",
-        "move_short_right+near": "right + near",
-        "combo_pair": "pair",
-        "combo_trio": "trio",
-        "combo_brelan": "brelan",
-        "combo_double_pair": "two pairs",
-        "combo_carre": "carré",
-        "combo_suite": "straight",
-        "combo_quinte": "quinte",
-    },
-})
+ODDS_LABELS = Catalogue("scoreboard.odds")
 
 
 def odds_labels(language: str) -> dict[str, str]:

@@ -10,7 +10,7 @@ from flask import Blueprint, Response, current_app, make_response, render_templa
 
 from firmware_host.scoreboard.api import get_hub, odds_shown
 from firmware_host.scoreboard.auth import csrf_token, is_admin
-from firmware_host.scoreboard.i18n import LANGUAGE_COOKIE, LANGUAGES, labels, request_language
+from firmware_host.scoreboard.i18n import LANGUAGE_COOKIE, LANGUAGES, labels, page_language
 from firmware_host.scoreboard.network import hostname, qr_svg
 from firmware_host.scoreboard.odds import odds_labels
 
@@ -21,8 +21,11 @@ ONE_YEAR = 365 * 24 * 3600
 
 def _render(template: str, *, admin_page: bool) -> Response:
     requested = request.args.get("lang")
-    language = request_language()
+    language = page_language()
     url = current_app.config.get("SCOREBOARD_PUBLIC_URL") or request.host_url
+    # The league's page where a player picks their name once (docs/league.md), if any.
+    league = current_app.config.get("SCOREBOARD_LEAGUE_URL")
+    league_url = league.rstrip("/") + "/join" if league else None
     text = {**labels(language), **odds_labels(language)}
     page_config = {
         "lang": language,
@@ -42,6 +45,8 @@ def _render(template: str, *, admin_page: bool) -> Response:
         public_url=url,
         hostname=current_app.config.get("SCOREBOARD_HOSTNAME") or hostname(),
         qr=qr_svg(url),
+        league_url=league_url,
+        league_qr=qr_svg(league_url) if league_url else None,
         admin_page=admin_page,
     )
     response = make_response(html)

@@ -18,6 +18,8 @@ import os
 import string
 from pathlib import Path
 
+import sdnotify
+
 UNIT_TEMPLATE = Path(__file__).with_name("dicetower.service")
 UNIT_NAME = "dicetower.service"
 STATE_DIR = Path("/var/lib/dicetower")  # what StateDirectory=dicetower gives a system unit
@@ -48,8 +50,6 @@ class Notifier:
         self.enabled = bool(os.environ.get("NOTIFY_SOCKET"))
         self._notifier = None
         if self.enabled:
-            import sdnotify
-
             self._notifier = sdnotify.SystemdNotifier()
 
     def _send(self, message: str) -> None:

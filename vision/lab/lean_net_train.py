@@ -11,7 +11,9 @@ runs the result through OpenCV alone. Same seed and library versions, same model
 Leaning dice come from rendered trays (`vision.lab.render`, seeds far from those of the tests),
 which vary the camera's height (how wide a flat die's side faces show), the image size, die
 sizes, colours, floors and light; each holds up to two dice leaning on another die and up
-to two pairs of touching dice (a neighbour's face beside a die is no side face). Real flat dice
+to two pairs of touching dice (a neighbour's face beside a die is no side face); trays of the
+bar's variety (`varied_tray`) add dark, translucent and marbled dice, hard shadows, glare and
+dice leaning on the tray's wall. Real flat dice
 come from the dice-photos dataset: each die `vision.read_dice` reads (without the lean
 check; with the shipped face network and die finder, or those ``--face`` and ``--finder``
 name) with its labelled value, cut where it was read. The dataset labels no leaning dice:
@@ -48,6 +50,7 @@ from vision.pipeline import read_dice
 from vision.readers import Readers
 
 RENDER_SEEDS = range(200_000, 202_000)  # tests use seeds below 10,000
+VARIED_SEEDS = range(210_000, 211_000)  # the bar's variety (`varied_tray`)
 CROP_FACTOR = 1.5 * PATCH_SCALE  # stored crop side / die side: room for shifts and turns
 IMAGE_SIZES = ((640, 480), (640, 640), (800, 600), (480, 640))
 EPOCHS = 60
@@ -84,6 +87,19 @@ def tray_spec(seed: int):
             n = max(1, n - 1)
 
 
+def varied_spec(seed: int):
+    """A tray of the bar's variety (`varied_tray`: dice of every kind, hard shadows, glare)
+    with, at random, a die leaning on the tray's wall and one leaning on another die; None when
+    its dice do not fit."""
+    from vision.lab.render import varied_tray
+
+    rng = np.random.default_rng(seed)
+    try:
+        return varied_tray(rng, cocked=int(rng.integers(0, 2)), leaning=int(rng.integers(0, 2)))
+    except ValueError:
+        return None
+
+
 def cut(image: np.ndarray, center: tuple[float, float], side: float, label: int) -> Sample:
     """The die at ``center`` (``side`` px) of an image, as a sample."""
     h, w = image.shape[:2]
@@ -117,14 +133,19 @@ def dataset_samples(dataset: Path, half: str, log=print, leave_out: str | None =
     return samples
 
 
-def rendered_samples(seeds=RENDER_SEEDS, log=print) -> list[Sample]:
+def rendered_samples(seeds=RENDER_SEEDS, log=print, draw=tray_spec) -> list[Sample]:
+    """One sample per die of the rendered trays of ``seeds`` (``draw(seed)`` makes a seed's
+    tray, None to skip it)."""
     from vision.lab.render import render_tray
 
     samples: list[Sample] = []
     for k, seed in enumerate(seeds, 1):
         if k % 250 == 0:
             log(f"  {k}/{len(seeds)} trays, {len(samples)} dice")
-        shot = render_tray(tray_spec(seed), seed=seed)
+        spec = draw(seed)
+        if spec is None:
+            continue
+        shot = render_tray(spec, seed=seed)
         samples += tray_samples(shot.image, shot.truth)
     return samples
 
@@ -180,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = net_training.parser("python -m vision.lab.lean_net_train", __doc__.split("\n\n")[0],
                                  DEFAULT_MODEL, EPOCHS)
     parser.add_argument("--trays", type=int, default=len(RENDER_SEEDS))
+    parser.add_argument("--varied", type=int, default=len(VARIED_SEEDS),
+                        help="trays of the bar's variety, with dice leaning on its wall")
     net_training.add_networks(parser, "face", "finder")
     args = parser.parse_args(argv)
     dataset = Path(args.dataset)
@@ -197,6 +220,9 @@ def main(argv: list[str] | None = None) -> int:
                               readers=readers) * REAL_REPEATS
     print(f"rendering {args.trays} trays")
     samples += rendered_samples(range(RENDER_SEEDS.start, RENDER_SEEDS.start + args.trays))
+    print(f"rendering {args.varied} trays of the bar's variety")
+    samples += rendered_samples(range(VARIED_SEEDS.start, VARIED_SEEDS.start + args.varied),
+                                draw=varied_spec)
     leaning = sum(s.label for s in samples)
     print(f"{len(samples)} dice: {leaning} leaning, {len(samples) - leaning} flat")
     model = train(samples, args.seed, args.epochs)

@@ -1,0 +1,156 @@
+"""The dice's faces, learnt and checked: the part of steps 3 and 4 that needs the dice's values.
+
+With values (a labels file, the installer at the terminal, the simulated tray's truth), step 3
+learns the face network's last layer for these dice (`calibration.adapt`), and step 4 reads
+every throw with values with and without it, each throw with the layer learnt from the others
+(`cross_judge`): it is kept only where it reads them better (more dice right, a wrong value
+weighing as three), then learnt from every throw; the run says so.
+
+The installer gives values at the terminal (`ask_values`): the reading is shown die by die,
+left to right, and Enter confirms it, or the values are typed in that order (``-`` for what
+is no die, ``?`` for a die not to learn from).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from calibration import adapt
+from calibration.agreement import MISS_COST, OVER_COST, die_side
+from calibration.labels import Labelled
+from vision import Die, Profile, Readers, read_dice
+
+MATCH = 0.6  # x die side: a read die this near a labelled one is that die
+# A wrong value costs as much as this many dice left unread, as in the count's agreement
+# (`calibration.agreement`: a value beyond the dice thrown 3, a die missed 1). A few throws
+# hold a few dozen dice: asking that not one more be wrong would refuse on one die's chance.
+WRONG_COST = OVER_COST / MISS_COST
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Readings against the values given: dice right, wrong, unsure, not found, and dice
+    given a value where none was labelled."""
+
+    dice: int = 0
+    correct: int = 0
+    wrong: int = 0
+    unsure: int = 0
+    missed: int = 0
+    extra: int = 0
+
+    def __add__(self, other: Tally) -> Tally:
+        return Tally(*(a + b for a, b in zip(self.row(), other.row(), strict=True)))
+
+    def row(self) -> tuple[int, ...]:
+        return (self.dice, self.correct, self.wrong, self.unsure, self.missed, self.extra)
+
+    @property
+    def score(self) -> float:
+        """Dice right, less WRONG_COST for each value wrong or given where no die was."""
+        return self.correct - WRONG_COST * (self.wrong + self.extra)
+
+    def __str__(self) -> str:
+        return (f"{self.correct} of {self.dice} right, {self.wrong + self.extra} wrong, "
+                f"{self.unsure} unsure, {self.missed} not found")
+
+
+def tally(dice: Sequence[Die], labelled: Sequence[Labelled]) -> Tally:
+    """One throw's reading against its values: each placed labelled die matched to the
+    nearest read die within MATCH of its side, once."""
+    placed = [d for d in labelled if d.center is not None and d.value]
+    left = list(dice)
+    counts = dict.fromkeys(("correct", "wrong", "unsure", "missed"), 0)
+    for die in placed:
+        near = [d for d in left
+                if math.dist(d.center, die.center) <= MATCH * max(die_side(d), die.side or 0)]
+        if not near:
+            counts["missed"] += 1
+            continue
+        match = min(near, key=lambda d: math.dist(d.center, die.center))
+        left.remove(match)
+        key = ("unsure" if match.value is None
+               else "correct" if match.value == die.value else "wrong")
+        counts[key] += 1
+    return Tally(len(placed), extra=sum(d.value is not None for d in left), **counts)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The check throws read with the adaptation and without it."""
+
+    with_it: Tally
+    without: Tally
+
+    @property
+    def kept(self) -> bool:
+        """Only what helps is kept: more dice right, a wrong value (or one where no die is)
+        weighing as WRONG_COST dice left unread."""
+        return self.with_it.score > self.without.score
+
+
+def cross_judge(images: Sequence[np.ndarray], labelled: Sequence[Sequence[Labelled]],
+                parts: Sequence[adapt.Patches], profile: Profile, readers: Readers,
+                tick: Callable[[int], None] = lambda n: None) -> Judgement:
+    """Each labelled throw read with ``profile`` and with the faces learnt from the other
+    throws' patches (``parts``, one per throw): every throw judges faces not learnt from it,
+    and every throw counts (a few check throws alone hold a dozen dice: too few to tell)."""
+    with_it, without = Tally(), Tally()
+    for k, (image, labels) in enumerate(zip(images, labelled, strict=True)):
+        if not any(d.value and d.center for d in labels):
+            continue
+        learnt = adapt.learn(adapt.merged([p for j, p in enumerate(parts) if j != k]),
+                             readers.base_face)
+        if learnt.dice:
+            one = judge([image], [labels], replace(profile, adaptation=learnt.adaptation),
+                        readers)
+            with_it, without = with_it + one.with_it, without + one.without
+        tick(1)
+    return Judgement(with_it, without)
+
+
+def judge(images: Sequence[np.ndarray], labelled: Sequence[Sequence[Labelled]],
+          profile: Profile, readers: Readers) -> Judgement:
+    """``profile`` (holding an adaptation) against itself without it, on labelled throws,
+    read by ``readers``."""
+    plain = replace(profile, adaptation=None)
+    tray = profile.background_image()
+    if tray is not None and profile.background is None:
+        plain.use_empty_tray(tray)
+    with_it, without = Tally(), Tally()
+    for image, labels in zip(images, labelled, strict=True):
+        with_it += tally(read_dice(image, profile, readers=readers), labels)
+        without += tally(read_dice(image, plain, readers=readers), labels)
+    return Judgement(with_it, without)
+
+
+def ask_values(ask: Callable[[str], str], say: Callable[[str], None], name: str,
+               dice: Sequence[Die]) -> list[Labelled]:
+    """The values of one throw from the installer: ``dice`` (its reading) shown left to right,
+    Enter confirms the values read, or the values are typed in that order."""
+    shown = sorted(dice, key=lambda d: (d.center[0], d.center[1]))
+    say(f"  {name}: " + ("  ".join(
+        f"{k}) {d.value if d.value is not None else '?'} at {d.center[0]:.0f},{d.center[1]:.0f}"
+        for k, d in enumerate(shown, 1)) or "no die read"))
+    while True:
+        answer = ask("  Enter if every value is right, else the values in this order "
+                     "(1-6, - for no die, ? to skip): ").strip()
+        if not answer:  # an unsure die confirmed is a die of a value not given
+            return [Labelled(d.value or 0, d.center) for d in shown]
+        words = answer.replace(",", " ").split()
+        if len(words) == len(shown) and all(w in ("-", "?", *"123456") for w in words):
+            return [Labelled(0 if w == "?" else int(w), d.center)
+                    for w, d in zip(words, shown, strict=True) if w != "-"]
+        say(f"  {len(shown)} answers, each 1-6, - or ?: try again")
+
+
+def labelled_reading(ask: Callable[[str], str], say: Callable[[str], None]
+                     ) -> Callable[[str, np.ndarray, Profile | None], list[Labelled]]:
+    """A labeller asking the installer (`ask_values`) about each throw's plain reading."""
+    def label(name: str, image: np.ndarray, profile: Profile | None) -> list[Labelled]:
+        return ask_values(ask, say, name, read_dice(image, profile))
+    return label

@@ -1,0 +1,142 @@
+"""The real tower with `[league]` in its tower.toml, against a real Mosquitto.
+
+`dicetower run` is started as a bar starts it (a subprocess: the simulated tray and camera,
+mock pins, the vision, the journal, the scoreboard); the game master enters a short game's
+throws on its scoreboard; the league, in this process, hears the game start, every throw with
+who made it, the game's end and the tower's status, and counts the result.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from firmware_host.league.ingest import LeagueListener
+from firmware_host.league.store import LeagueStore
+from firmware_host.rules import new_game
+from firmware_host.rules.simulation import policy_421
+from tests.league_support import (
+    FAST,
+    broker,  # noqa: F401 - the fixture
+    wait_until,
+)
+from tests.tower_checks import Scoreboard
+
+PIN = "2468"
+PLAYERS = ["Zoe", "Yann"]
+KNOBS = {"pot": 3}  # a tim-11 game of a few dozen throws
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _config(tmp_path: Path, port: int, broker_url: str) -> Path:
+    config = tmp_path / "tower.toml"
+    config.write_text(f"""
+[camera]
+source = "simulated"
+[tower]
+pinmap = "simulated"
+[game]
+preset = "tim-11"
+players = {json.dumps(PLAYERS)}
+knobs = {{ pot = {KNOBS["pot"]} }}
+[scoreboard]
+host = "127.0.0.1"
+port = {port}
+pin = "{PIN}"
+lang = "en"
+[journal]
+path = "tower.sqlite3"
+[league]
+broker = "{broker_url}"
+tower = "bar-1"
+""")
+    return config
+
+
+def _start(config: Path) -> subprocess.Popen[str]:
+    process = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "run", "--config",
+                                str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    while True:  # started once it says how to stop it
+        line = process.stdout.readline()  # type: ignore[union-attr]
+        if not line:
+            process.wait(timeout=10)
+            raise AssertionError(f"run exited early: {process.stderr.read()}")  # type: ignore[union-attr]
+        if line.startswith("Ctrl-C"):
+            return process
+
+
+def test_a_tower_run_with_league_keys_publishes_its_game(tmp_path: Path, broker) -> None:  # noqa: F811
+    store = LeagueStore(tmp_path / "league.sqlite3")
+    listener = LeagueListener(store, broker.address, reconnect=FAST)
+    listener.start()
+    port = _free_port()
+    process = _start(_config(tmp_path, port, broker.address.url()))
+    try:
+        def table() -> dict:
+            tables = store.tables()
+            return tables[0] if tables else {}
+
+        # The game `run` started, and the tower's retained status.
+        assert wait_until(lambda: table().get("status") == "playing")
+        assert [p["name"] for p in table()["game"]["players"]] == PLAYERS
+        board = Scoreboard(f"http://127.0.0.1:{port}/")
+        board.login(PIN)
+        mirror, rng = new_game("tim-11", PLAYERS, KNOBS), random.Random(11)
+        while not mirror.is_over:
+            event = policy_421(mirror, rng)
+            body = {k: v for k, v in event.items() if k != "type"}
+            status, answer = board.post(f"api/admin/{event['type']}", body)
+            assert status == 200, answer
+            mirror.apply(event)
+        expected = {"over": True, "loser": PLAYERS[mirror.loser]}
+        assert wait_until(lambda: table().get("status") == "idle")
+        game = table()["game"]
+        assert {"over": game["phase"] == "over", "loser": game["loser"]} == expected
+        (record,) = [g for g in store.games() if g["state"] == "over"]
+        assert record["players"] == PLAYERS and record["loser"] == mirror.loser
+        assert {r["name"]: r["lost"] for r in store.standings()} == {
+            name: int(name == expected["loser"]) for name in PLAYERS}
+        # Every throw the tower took is at the league, with who threw it.
+        with sqlite3.connect(tmp_path / "tower.sqlite3") as journal:
+            journaled = journal.execute("SELECT count(*) FROM actions").fetchone()[0]
+        assert wait_until(lambda: store.counts() == {"bar-1": journaled})
+        with sqlite3.connect(store.path) as league:
+            bodies = [json.loads(b) for (b,) in league.execute(
+                "SELECT body FROM actions WHERE tower = 'bar-1' ORDER BY id")]
+        inputs = [b for b in bodies if b["action"] == "event"]
+        assert len(inputs) == len(mirror.history)
+        assert [b["who"]["name"] for b in inputs] == [
+            PLAYERS[seat] for seat in _movers(mirror)]
+        assert listener.taken["refused"] == 0
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=15) == 0
+        # Stopped on purpose: it says goodbye.
+        assert wait_until(lambda: table().get("status") == "offline")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        listener.close()
+        store.close()
+
+
+def _movers(game) -> list[int]:
+    """The seat that made each input of ``game``'s history, replayed on a fresh game."""
+    fresh = new_game("tim-11", PLAYERS, KNOBS)
+    seats = []
+    for entry in game.history:
+        seats.append(fresh.view()["to_move"])
+        fresh.apply(entry["event"])
+    return seats
