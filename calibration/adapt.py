@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from calibration.labels import Labelled
-from vision import Profile
+from vision import Profile, Readers
 from vision.adaptation import Adaptation, fit, softmax
 from vision.combined import EVERY_WAY, combined_reading, other_views
-from vision.face_net import base_net
+from vision.face_net import FaceNet
 from vision.pipeline import prepare
 from vision.straightening import candidate_side, straighten
 
@@ -79,9 +79,10 @@ class Learnt:
 
 
 def cut(images: Sequence[np.ndarray], labelled: Sequence[Sequence[Labelled]],
-        base: Profile | None, names: Sequence[str] = ()) -> Patches:
+        base: Profile | None, names: Sequence[str] = (), *, readers: Readers) -> Patches:
     """The patches of ``images`` whose dice are ``labelled`` (one list per image, every die
-    of the photo, placed), read with the profile ``base`` (zones, empty tray)."""
+    of the photo, placed), found by ``readers`` with the profile ``base`` (zones, empty
+    tray)."""
     out = Patches()
     for k, (image, dice) in enumerate(zip(images, labelled, strict=True)):
         # A die placed with value 0 is a die whose value is not known: not learnt from, and
@@ -89,7 +90,7 @@ def cut(images: Sequence[np.ndarray], labelled: Sequence[Sequence[Labelled]],
         placed = [d for d in dice if d.center is not None]
         if not any(d.value for d in placed):
             continue
-        scene = prepare(image, base)
+        scene = prepare(image, base, readers)
         (x0, y0), scale = scene.offset, scene.scale
         centres = [((d.center[0] - x0) * scale, (d.center[1] - y0) * scale) for d in placed]
         side = scene.side
@@ -129,10 +130,10 @@ def every_way(patches: Sequence[np.ndarray], features: Callable[[list[np.ndarray
     return out.reshape(len(patches), EVERY_WAY, -1)
 
 
-def learn(patches: Patches) -> Learnt:
-    """The face network's last layer refitted on ``patches`` (every view of each), with the
-    labels the refit still surely contradicts, as the shipped network does, set aside."""
-    net = base_net()
+def learn(patches: Patches, net: FaceNet) -> Learnt:
+    """The face network ``net``'s last layer refitted on ``patches`` (every view of each),
+    with the labels the refit still surely contradicts, as the network itself does, set
+    aside."""
     weights, biases = net.classifier()
     if not patches.patches:
         return Learnt(Adaptation(net.digest, weights, biases), 0)
@@ -153,7 +154,7 @@ def learn(patches: Patches) -> Learnt:
                           ).mean(axis=0)
         other = int(np.argmax(np.where(np.arange(len(mine)) == value, -1.0, mine)))
         read = _plain_reading([patches.patches[k] for k in np.flatnonzero(rows)],
-                              feats[rows, 0] @ weights.T + biases)
+                              feats[rows, 0] @ weights.T + biases, net)
         if read not in (None, value):
             other = read
         elif not (mine[value] < DOUBT_LABEL and mine[other] > DOUBT_OTHER and other > 0
@@ -167,11 +168,12 @@ def learn(patches: Patches) -> Learnt:
     return Learnt(adaptation, len(set(die[die >= 0].tolist())) - len(doubted), doubted)
 
 
-def _plain_reading(patches: Sequence[np.ndarray], logits: np.ndarray) -> int | None:
+def _plain_reading(patches: Sequence[np.ndarray], logits: np.ndarray, net: FaceNet
+                   ) -> int | None:
     """The value the plain reader gives a die's patches (by `vision.combined`'s rule, with
-    the shipped network's ``logits``) when at least two of them read it and none reads
+    the network ``net``'s ``logits``) when at least two of them read it and none reads
     another; else None."""
-    values = [combined_reading(patch, None, probs).value
+    values = [combined_reading(patch, None, probs, net=net).value
               for patch, probs in zip(patches, softmax(logits).astype(np.float32), strict=True)]
     read = {v for v in values if v is not None}
     if len(read) == 1 and sum(v is not None for v in values) >= 2:

@@ -108,11 +108,11 @@ class Row:
                 "ms_median": round(ms[len(ms) // 2], 2) if ms else None}
 
 
-def _read(image: Any, profile: Any) -> tuple[list[Any], float]:
+def _read(image: Any, profile: Any, readers: Any) -> tuple[list[Any], float]:
     from vision import read_dice
 
     start = time.perf_counter()
-    dice = read_dice(image, profile)
+    dice = read_dice(image, profile, readers=readers)
     return dice, (time.perf_counter() - start) * 1000.0
 
 
@@ -131,10 +131,10 @@ def careless(values: list[list[Any]], share: float, seed: int) -> list[list[Any]
 
 def _networks(loso: Path | None, source: str) -> Any:
     """The networks a source is read by: the shipped ones, or those trained without it."""
-    import contextlib
+    from vision import shipped_readers
 
     if loso is None:
-        return contextlib.nullcontext()
+        return shipped_readers()
     from vision.lab.loso import left_out
 
     return left_out(loso, source)
@@ -175,29 +175,30 @@ def dataset_rows(dataset: Path, images: int, seed: int, sources: list[str] | Non
         log = io.StringIO()
         before, after = Row("before", dict.fromkeys(COLUMNS, 0), []), Row(
             "after", dict.fromkeys(COLUMNS, 0), [])
-        with _networks(loso, source):
-            start = time.process_time()
-            try:
-                outcome = calibrate_photos(photos, Settings(), Reporter(out=log, bars=False))
-            except CalibrationError as exc:
-                outcome, stopped = None, str(exc)
-            seconds = time.process_time() - start
-            profile = outcome.profile if outcome and outcome.passed else None
-            runs = [(before, None), (after, profile)]
-            if profile is not None and profile.adaptation is not None:
-                # The same profile without the faces learnt: what they alone change.
-                unlearnt = Row("no faces", dict.fromkeys(COLUMNS, 0), [])
-                runs.append((unlearnt, replace_profile(profile, adaptation=None)))
-            for rec in rest:
-                image = load_image(dataset / rec["image"])
-                for row, prof in runs:
-                    dice, ms = _read(image, prof)
-                    tally = scoring.score_image(rec, sizes[rec["image"]],
-                                                [d.to_json() for d in dice], ms)
-                    row.counts["dice"] += tally.gt_dice
-                    for name in COLUMNS[1:]:
-                        row.counts[name] += getattr(tally, name)
-                    row.ms.append(ms)
+        readers = _networks(loso, source)
+        start = time.process_time()
+        try:
+            outcome = calibrate_photos(photos, Settings(), Reporter(out=log, bars=False),
+                                       readers=readers)
+        except CalibrationError as exc:
+            outcome, stopped = None, str(exc)
+        seconds = time.process_time() - start
+        profile = outcome.profile if outcome and outcome.passed else None
+        runs = [(before, None), (after, profile)]
+        if profile is not None and profile.adaptation is not None:
+            # The same profile without the faces learnt: what they alone change.
+            unlearnt = Row("no faces", dict.fromkeys(COLUMNS, 0), [])
+            runs.append((unlearnt, replace_profile(profile, adaptation=None)))
+        for rec in rest:
+            image = load_image(dataset / rec["image"])
+            for row, prof in runs:
+                dice, ms = _read(image, prof, readers)
+                tally = scoring.score_image(rec, sizes[rec["image"]],
+                                            [d.to_json() for d in dice], ms)
+                row.counts["dice"] += tally.gt_dice
+                for name in COLUMNS[1:]:
+                    row.counts[name] += getattr(tally, name)
+                row.ms.append(ms)
         from calibration.dice import describe_profile
 
         if outcome is None:
@@ -244,7 +245,9 @@ def simulated_rows(throws: int, seed: int, say: Any = print, *,
     from calibration.session import Settings, calibrate_live
     from calibration.sources import LiveThrows, SimulatedTable, still_image
     from firmware_host.camera.simulated import SimulatedCamera, SimulatedTray
+    from vision import shipped_readers
 
+    readers = shipped_readers()
     out = []
     for k, (name, light) in enumerate(LIGHTS.items()):
         options = dict(light)
@@ -265,7 +268,8 @@ def simulated_rows(throws: int, seed: int, say: Any = print, *,
                 try:
                     outcome = calibrate_live(live, Settings(expect=3), knobs,
                                              Reporter(out=log, bars=False),
-                                             live.told_values if labels else None)
+                                             live.told_values if labels else None,
+                                             readers=readers)
                 except CalibrationError as exc:
                     say(f"{name}: calibration stopped: {exc}")
                     outcome = None
@@ -277,7 +281,7 @@ def simulated_rows(throws: int, seed: int, say: Any = print, *,
                 faces = [rng.randint(1, 6) for _ in range(3)]
                 truth = tray.throw(faces)
                 image = still_image(camera)
-                dice, ms = _read(image, profile)
+                dice, ms = _read(image, profile, readers)
                 _tally(row, truth, dice, tray.layout.side)
                 row.ms.append(ms)
             camera.close()

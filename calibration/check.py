@@ -17,7 +17,7 @@ import numpy as np
 from calibration.agreement import Agreement, agreement
 from calibration.dice import measure
 from calibration.tray import lightness
-from vision import Die, Profile, read_dice
+from vision import Die, Profile, Readers, read_dice
 from vision.pipeline import as_read
 
 DIM = 70  # mean lightness under which the light is called dim
@@ -81,11 +81,12 @@ class CheckResult:
 
 def check(
     images: Sequence[np.ndarray], expects: Sequence[int], profile: Profile,
-    floor_colour: tuple[float, float, float] | None = None,
+    floor_colour: tuple[float, float, float] | None = None, *, readers: Readers | None = None,
 ) -> CheckResult:
-    """Read the check throws with ``profile`` and with none; the verdict and the advice."""
-    plain = [read_dice(image, None) for image in images]
-    mine = [read_dice(image, profile) for image in images]
+    """Read the check throws with ``profile`` and with none (with ``readers``, None: the
+    shipped networks); the verdict and the advice."""
+    plain = [read_dice(image, None, readers=readers) for image in images]
+    mine = [read_dice(image, profile, readers=readers) for image in images]
     with_profile = agreement(mine, expects, plain)
     without = agreement(plain, expects)
     throws = [ThrowReport(n, d, p) for n, d, p in zip(expects, mine, plain, strict=True)]

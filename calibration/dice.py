@@ -20,7 +20,7 @@ import numpy as np
 
 from calibration.agreement import Agreement, agreement, die_side
 from calibration.errors import CalibrationError
-from vision import Die, Profile, read_dice
+from vision import Die, Profile, Readers, read_dice
 from vision.pipeline import as_read
 
 # Die sides tried around the measured one, and across the image (x its shorter side) when
@@ -113,19 +113,20 @@ def colour_groups(colours: Sequence[tuple[float, float, float]]) -> list[tuple[f
 
 def learn(
     images: Sequence[np.ndarray], expects: Sequence[int], base: Profile,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int], None] | None = None, *, readers: Readers | None = None,
 ) -> DiceFindings:
     """Choose die size, pip polarity and dice colours for ``base`` (the tray's profile:
-    zones, empty tray) from throws ``images`` of ``expects`` dice each.
+    zones, empty tray) from throws ``images`` of ``expects`` dice each, read with
+    ``readers`` (None: the shipped networks).
 
     Raises `CalibrationError` when no die is found at all, or when the read dice are of two
     sizes (two sets in one calibration)."""
     tick = progress or (lambda n: None)
-    plain = [read_dice(image, base) for image in images]
+    plain = [read_dice(image, base, readers=readers) for image in images]
     tick(1)
     dice_found = sum(len(r) for r in plain)
     read = [(k, d) for k, r in enumerate(plain) for d in r if d.value is not None]
-    if not dice_found and not _any_read_at_scales(images, base):
+    if not dice_found and not _any_read_at_scales(images, base, readers):
         raise CalibrationError("no dice found in the throws: are the dice in the tray, in "
                                "view and lit? (check the preview of step 1)")
     # A one has no pip grid: its outline is the patch it was read in, not the die.
@@ -145,7 +146,7 @@ def learn(
     def judge(profile: Profile) -> Agreement:
         key = (profile.die_side, profile.pip_polarity, tuple(profile.dice_colors))
         if key not in cache:
-            readings = [read_dice(image, profile) for image in images]
+            readings = [read_dice(image, profile, readers=readers) for image in images]
             cache[key] = (agreement(readings, expects, plain), readings)
             tick(1)
         return cache[key][0]
@@ -219,13 +220,15 @@ def replace_profile(profile: Profile, **changes: object) -> Profile:
     return copy
 
 
-def _any_read_at_scales(images: Sequence[np.ndarray], base: Profile) -> bool:
+def _any_read_at_scales(images: Sequence[np.ndarray], base: Profile,
+                        readers: Readers | None) -> bool:
     """Whether any die reads at some die size across the image's scale: a close-up of one
     large die may show no die at all to the reader's own size guess."""
     short = min(min(image.shape[:2]) for image in images)
     for factor in SCALE_LADDER[3:]:
         profile = replace_profile(base, die_side=short * factor)
-        if any(d.value is not None for image in images for d in read_dice(image, profile)):
+        if any(d.value is not None for image in images
+               for d in read_dice(image, profile, readers=readers)):
             return True
     return False
 

@@ -22,7 +22,7 @@ import numpy as np
 from calibration import adapt
 from calibration.agreement import MISS_COST, OVER_COST, die_side
 from calibration.labels import Labelled
-from vision import Die, Profile, read_dice
+from vision import Die, Profile, Readers, read_dice
 
 MATCH = 0.6  # x die side: a read die this near a labelled one is that die
 # A wrong value costs as much as this many dice left unread, as in the count's agreement
@@ -94,7 +94,7 @@ class Judgement:
 
 
 def cross_judge(images: Sequence[np.ndarray], labelled: Sequence[Sequence[Labelled]],
-                parts: Sequence[adapt.Patches], profile: Profile,
+                parts: Sequence[adapt.Patches], profile: Profile, readers: Readers,
                 tick: Callable[[int], None] = lambda n: None) -> Judgement:
     """Each labelled throw read with ``profile`` and with the faces learnt from the other
     throws' patches (``parts``, one per throw): every throw judges faces not learnt from it,
@@ -103,25 +103,28 @@ def cross_judge(images: Sequence[np.ndarray], labelled: Sequence[Sequence[Labell
     for k, (image, labels) in enumerate(zip(images, labelled, strict=True)):
         if not any(d.value and d.center for d in labels):
             continue
-        learnt = adapt.learn(adapt.merged([p for j, p in enumerate(parts) if j != k]))
+        learnt = adapt.learn(adapt.merged([p for j, p in enumerate(parts) if j != k]),
+                             readers.base_face)
         if learnt.dice:
-            one = judge([image], [labels], replace(profile, adaptation=learnt.adaptation))
+            one = judge([image], [labels], replace(profile, adaptation=learnt.adaptation),
+                        readers)
             with_it, without = with_it + one.with_it, without + one.without
         tick(1)
     return Judgement(with_it, without)
 
 
 def judge(images: Sequence[np.ndarray], labelled: Sequence[Sequence[Labelled]],
-          profile: Profile) -> Judgement:
-    """``profile`` (holding an adaptation) against itself without it, on labelled throws."""
+          profile: Profile, readers: Readers) -> Judgement:
+    """``profile`` (holding an adaptation) against itself without it, on labelled throws,
+    read by ``readers``."""
     plain = replace(profile, adaptation=None)
     tray = profile.background_image()
     if tray is not None and profile.background is None:
         plain.use_empty_tray(tray)
     with_it, without = Tally(), Tally()
     for image, labels in zip(images, labelled, strict=True):
-        with_it += tally(read_dice(image, profile), labels)
-        without += tally(read_dice(image, plain), labels)
+        with_it += tally(read_dice(image, profile, readers=readers), labels)
+        without += tally(read_dice(image, plain, readers=readers), labels)
     return Judgement(with_it, without)
 
 

@@ -4,7 +4,8 @@
     outcome = calibrate_live(LiveThrows(camera, table), Settings(expect=3), knobs=knobs)
 
 Both give an `Outcome`: the profile (its empty tray in memory, not yet written), the preview
-of each step, and the check's verdict. Input the tool cannot use is a `CalibrationError`; a
+of each step, and the check's verdict. Both read with the ``readers`` they are given (the
+tower's; None: the shipped networks). Input the tool cannot use is a `CalibrationError`; a
 camera that stops is the camera's own `CameraError`: either way nothing is kept.
 """
 
@@ -27,7 +28,7 @@ from calibration.errors import CalibrationError
 from calibration.labels import Labelled, place_by_reading
 from calibration.report import Reporter
 from calibration.sources import LiveThrows, PhotoThrows
-from vision import Profile, annotate, read_dice
+from vision import Profile, Readers, annotate, read_dice, shipped_readers
 
 
 @dataclass
@@ -62,7 +63,7 @@ class Outcome:
 
 
 def _tray_step(empty: np.ndarray | None, settings: Settings, ui: Reporter,
-               previews: dict[str, np.ndarray], *, light_later: bool = False
+               previews: dict[str, np.ndarray], readers: Readers, *, light_later: bool = False
                ) -> tuple[Profile, Any]:
     """Step 1 on an empty-tray image (or none): the profile of the tray, and its outline.
     ``light_later``: the light step comes next and may brighten a dim tray."""
@@ -89,7 +90,7 @@ def _tray_step(empty: np.ndarray | None, settings: Settings, ui: Reporter,
     roll, keep = tray_step.propose_zones(quad, settings.keep)
     profile = Profile(zones=[roll], keep_zone=keep)
     if empty is not None:
-        found = [d for d in read_dice(empty, profile) if d.value is not None]
+        found = [d for d in read_dice(empty, profile, readers=readers) if d.value is not None]
         if found:
             raise CalibrationError(f"the tray is not empty: {len(found)} dice read in the "
                                    "picture of the empty tray; take them out and start again")
@@ -102,10 +103,10 @@ def _tray_step(empty: np.ndarray | None, settings: Settings, ui: Reporter,
 
 
 def _dice_step(images: list[np.ndarray], expects: list[int], base: Profile, ui: Reporter,
-               previews: dict[str, np.ndarray]) -> dice_step.DiceFindings:
+               previews: dict[str, np.ndarray], readers: Readers) -> dice_step.DiceFindings:
     # One reading with the tray's profile, then the die sizes tried: about 20 profiles.
     with ui.progress(20, "profiles tried") as tick:
-        findings = dice_step.learn(images, expects, base, tick)
+        findings = dice_step.learn(images, expects, base, tick, readers=readers)
     sides = dice_step.mean_side(findings.sides)
     ui.say(f"  {len(findings.sides)} dice read in {len(images)} throws"
            + (f", {sides:.0f} px a side by their pips" if sides else ""))
@@ -128,12 +129,13 @@ def _fallbacks(profile: Profile, base: Profile) -> list[Profile]:
 
 def _check_step(images: list[np.ndarray], expects: list[int], profile: Profile,
                 base: Profile, empty: np.ndarray | None, ui: Reporter,
-                previews: dict[str, np.ndarray]) -> tuple[Profile, check_step.CheckResult]:
+                previews: dict[str, np.ndarray], readers: Readers
+                ) -> tuple[Profile, check_step.CheckResult]:
     candidates = _fallbacks(profile, base)
     with ui.progress(len(images) * len(candidates), "check throws read") as tick:
         for k, candidate in enumerate(candidates):
             result = check_step.check(images, expects, candidate,
-                                      check_step.floor_colour(empty))
+                                      check_step.floor_colour(empty), readers=readers)
             tick(len(images))
             if result.passed:
                 break
@@ -155,11 +157,12 @@ def _check_step(images: list[np.ndarray], expects: list[int], profile: Profile,
     return candidate, result
 
 
-def _expects(images: list[np.ndarray], given: list[int] | None) -> list[int]:
+def _expects(images: list[np.ndarray], given: list[int] | None, readers: Readers
+             ) -> list[int]:
     """Dice per throw: as told, or (without --expect) as many as the plain reader finds."""
     if given is not None:
         return given
-    return [max(1, len(read_dice(image))) for image in images]
+    return [max(1, len(read_dice(image, readers=readers))) for image in images]
 
 
 # Who gives the values of a throw's dice: (name, picture, the tray's profile) -> the dice.
@@ -168,12 +171,12 @@ Labeller = Callable[[str, np.ndarray, Profile | None], list[Labelled]]
 
 def _values(images: Sequence[np.ndarray], given: list[list[Labelled]] | None,
             labeller: Labeller | None, base: Profile, names: Sequence[str], what: str,
-            ui: Reporter) -> list[list[Labelled]] | None:
+            ui: Reporter, readers: Readers) -> list[list[Labelled]] | None:
     """The dice's values for ``images``: as given (a labels file; dice given without a box
     placed by the reading), else asked of ``labeller``, else None (nothing learnt of the
     faces)."""
     if given is not None:
-        return [place_by_reading(dice, read_dice(image, base))
+        return [place_by_reading(dice, read_dice(image, base, readers=readers))
                 if any(d.center is None for d in dice) else dice
                 for image, dice in zip(images, given, strict=True)]
     if labeller is None:
@@ -184,14 +187,15 @@ def _values(images: Sequence[np.ndarray], given: list[list[Labelled]] | None,
 
 
 def _faces_step(images: Sequence[np.ndarray], labelled: list[list[Labelled]] | None,
-                base: Profile, names: Sequence[str], ui: Reporter) -> list[adapt.Patches]:
+                base: Profile, names: Sequence[str], ui: Reporter, readers: Readers
+                ) -> list[adapt.Patches]:
     """Step 3, with values: patches of these dice cut from each throw, and what the face
     network's last layer learns from them said (slips of the installer's set aside)."""
     if labelled is None:
         return []
     start = time.monotonic()
-    parts = _cut(images, labelled, base, names)
-    learnt = adapt.learn(adapt.merged(parts))
+    parts = _cut(images, labelled, base, names, readers)
+    learnt = adapt.learn(adapt.merged(parts), readers.base_face)
     if not learnt.dice:
         ui.say("  no die with a value to learn the faces from")
         return []
@@ -203,28 +207,28 @@ def _faces_step(images: Sequence[np.ndarray], labelled: list[list[Labelled]] | N
 
 
 def _cut(images: Sequence[np.ndarray], labelled: Sequence[list[Labelled]], base: Profile,
-         names: Sequence[str]) -> list[adapt.Patches]:
+         names: Sequence[str], readers: Readers) -> list[adapt.Patches]:
     """The patches of each throw (one `adapt.Patches` per throw, empty without values)."""
     return [adapt.cut([image], [dice], base, [names[k] if k < len(names) else
-                                               f"throw {k + 1}"])
+                                               f"throw {k + 1}"], readers=readers)
             for k, (image, dice) in enumerate(zip(images, labelled, strict=True))]
 
 
 def _faces_check(images: Sequence[np.ndarray], labelled: Sequence[list[Labelled]],
-                 parts: list[adapt.Patches], profile: Profile, ui: Reporter
+                 parts: list[adapt.Patches], profile: Profile, ui: Reporter, readers: Readers
                  ) -> tuple[Profile, adapt.Learnt | None, faces.Judgement | None]:
     """Step 4, with values: every throw with values read with the faces learnt from the
     others and without them; kept only where they read better, then learnt from all."""
     if not parts or not any(p.patches for p in parts):
         return profile, None, None
     with ui.progress(len(images), "throws read with the faces learnt from the others") as tick:
-        judged = faces.cross_judge(images, labelled, parts, profile, tick)
+        judged = faces.cross_judge(images, labelled, parts, profile, readers, tick)
     ui.say(f"  each throw read with the faces learnt from the others: {judged.with_it}; "
            f"without: {judged.without}")
     if not judged.kept:
         ui.say("  the faces learnt are not kept: they read the throws no better")
         return profile, None, judged
-    learnt = adapt.learn(adapt.merged(parts))
+    learnt = adapt.learn(adapt.merged(parts), readers.base_face)
     ui.say(f"  the faces learnt are kept (from all {learnt.dice} dice): they read the throws "
            "better")
     for doubt in learnt.doubted:
@@ -238,18 +242,20 @@ def replace_adaptation(profile: Profile, adaptation: Any) -> Profile:
 
 
 def calibrate_photos(photos: PhotoThrows, settings: Settings,
-                     ui: Reporter | None = None, labeller: Labeller | None = None) -> Outcome:
+                     ui: Reporter | None = None, labeller: Labeller | None = None, *,
+                     readers: Readers | None = None) -> Outcome:
     """The four steps on pictures: step 2 only measures the light, nothing can change it.
     The dice's values come from the photos' labels, else from ``labeller``, else nowhere
     (the faces are then not learnt)."""
     ui = ui or Reporter()
+    readers = shipped_readers() if readers is None else readers
     previews: dict[str, np.ndarray] = {}
     ui.step(1, "the empty tray")
     empty = tray_step.median_image(photos.empties) if photos.empties else None
     if empty is not None and empty.shape != photos.learn_images[0].shape:
         raise CalibrationError("the empty tray and the throws are not of one size: take them "
                                "with the same camera")
-    base, quad = _tray_step(empty, settings, ui, previews)
+    base, quad = _tray_step(empty, settings, ui, previews, readers)
     ui.step(2, "the light")
     first = photos.learn_images[0]
     tray_step.check_light(first, "the first throw")
@@ -262,23 +268,26 @@ def calibrate_photos(photos: PhotoThrows, settings: Settings,
     n_learn = len(photos.learn_images)
     learn_names, check_names = photos.names[:n_learn], photos.names[n_learn:]
     learn_labels = _values(photos.learn_images, photos.learn_labels, labeller, base,
-                           learn_names, "learnt", ui)
-    learn_expects = _expects(photos.learn_images, photos.learn_expects or _counts(learn_labels))
-    findings = _dice_step(photos.learn_images, learn_expects, base, ui, previews)
-    parts = _faces_step(photos.learn_images, learn_labels, base, learn_names, ui)
+                           learn_names, "learnt", ui, readers)
+    learn_expects = _expects(photos.learn_images, photos.learn_expects or _counts(learn_labels),
+                             readers)
+    findings = _dice_step(photos.learn_images, learn_expects, base, ui, previews, readers)
+    parts = _faces_step(photos.learn_images, learn_labels, base, learn_names, ui, readers)
     ui.step(4, "the check")
     check_labels = (_values(photos.check_images, photos.check_labels, labeller, base,
-                            check_names, "check", ui) if parts else photos.check_labels)
-    check_expects = _expects(photos.check_images, photos.check_expects or _counts(check_labels))
+                            check_names, "check", ui, readers) if parts
+                    else photos.check_labels)
+    check_expects = _expects(photos.check_images, photos.check_expects or _counts(check_labels),
+                             readers)
     profile, result = _check_step(photos.check_images, check_expects, findings.profile, base,
-                                  empty, ui, previews)
+                                  empty, ui, previews, readers)
     learnt = judged = None
     if result.passed and parts:
         check_labels = check_labels or [[] for _ in photos.check_images]
-        parts += _cut(photos.check_images, check_labels, base, check_names)
+        parts += _cut(photos.check_images, check_labels, base, check_names, readers)
         profile, learnt, judged = _faces_check(
             [*photos.learn_images, *photos.check_images],
-            [*(learn_labels or []), *(check_labels or [])], parts, profile, ui)
+            [*(learn_labels or []), *(check_labels or [])], parts, profile, ui, readers)
     return Outcome(profile, empty, findings, result, {}, previews, quad, learnt, judged)
 
 
@@ -288,11 +297,13 @@ def _counts(labelled: list[list[Labelled]] | None) -> list[int] | None:
 
 
 def calibrate_live(live: LiveThrows, settings: Settings, knobs: list[Knob] | None = None,
-                   ui: Reporter | None = None, labeller: Labeller | None = None) -> Outcome:
+                   ui: Reporter | None = None, labeller: Labeller | None = None, *,
+                   readers: Readers | None = None) -> Outcome:
     """The four steps on a live camera: throws made by the live source's table; with a
     ``labeller`` (the installer confirming each reading, the simulated tray's truth), the
     dice's faces are learnt and checked too."""
     ui = ui or Reporter()
+    readers = shipped_readers() if readers is None else readers
     if settings.expect is None:
         raise CalibrationError("--expect N is needed with a camera: how many dice the game uses")
     n = settings.expect
@@ -300,7 +311,7 @@ def calibrate_live(live: LiveThrows, settings: Settings, knobs: list[Knob] | Non
     ui.step(1, "the empty tray")
     live.table.clear()
     empty = tray_step.median_image(live.empty_frames())
-    base, quad = _tray_step(empty, settings, ui, previews, light_later=bool(knobs))
+    base, quad = _tray_step(empty, settings, ui, previews, readers, light_later=bool(knobs))
     ui.step(2, "the light")
     chosen: dict[str, float] = {}
     if knobs:
@@ -309,12 +320,12 @@ def calibrate_live(live: LiveThrows, settings: Settings, knobs: list[Knob] | Non
         total = 1 + sum(len(k.values) for k in knobs)
         with ui.progress(total, "light settings tried") as tick:
             best, best_image, _ = light_step.sweep(
-                knobs, live.grab, lambda i: read_dice(i, plain), n, tick)
+                knobs, live.grab, lambda i: read_dice(i, plain, readers=readers), n, tick)
         chosen = dict(best.settings)
         locked = lock(live.camera)
         ui.say(f"  chosen: {light_step.describe(best)}"
                + (" (automatic exposure locked)" if locked else ""))
-        previews["2-light"] = annotate(best_image, read_dice(best_image, plain))
+        previews["2-light"] = annotate(best_image, read_dice(best_image, plain, readers=readers))
         ui.preview("2-light", previews["2-light"])
         del image
         # The empty tray again, under the light chosen: the floor is compared with it.
@@ -332,19 +343,19 @@ def calibrate_live(live: LiveThrows, settings: Settings, knobs: list[Knob] | Non
         for _ in range(settings.throws):
             images.append(live.throw(n))
             tick(1)
-    findings = _dice_step(images, [n] * len(images), base, ui, previews)
-    learn_labels = _values(images, None, labeller, base, [], "learnt", ui)
-    parts = _faces_step(images, learn_labels, base, [], ui)
+    findings = _dice_step(images, [n] * len(images), base, ui, previews, readers)
+    learn_labels = _values(images, None, labeller, base, [], "learnt", ui, readers)
+    parts = _faces_step(images, learn_labels, base, [], ui, readers)
     ui.step(4, "the check")
     checks = [live.throw(n) for _ in range(settings.checks)]
     profile, result = _check_step(checks, [n] * len(checks), findings.profile, base, empty, ui,
-                                  previews)
+                                  previews, readers)
     learnt = judged = None
     if result.passed and parts:
-        check_labels = _values(checks, None, labeller, base, [], "check", ui)
+        check_labels = _values(checks, None, labeller, base, [], "check", ui, readers)
         check_labels = check_labels or [[] for _ in checks]
-        parts += _cut(checks, check_labels, base, [])
+        parts += _cut(checks, check_labels, base, [], readers)
         profile, learnt, judged = _faces_check([*images, *checks],
                                                [*(learn_labels or []), *check_labels], parts,
-                                               profile, ui)
+                                               profile, ui, readers)
     return Outcome(profile, empty, findings, result, chosen, previews, quad, learnt, judged)

@@ -289,7 +289,11 @@ def test_a_die_size_is_kept_only_when_the_sizes_beside_it_read_as_well(
     allows, two of them otherwise; their outlines measure 20 px, so the ladder tried is
     16, 18, 20, 22.4, 25, 28 and 32 px."""
 
-    def read(image: np.ndarray, profile: Profile | None = None) -> list[Die]:
+    given = object()  # the networks the calibration is given: every reading uses them
+    asked = []
+
+    def read(image: np.ndarray, profile: Profile | None = None, *, readers=None) -> list[Die]:
+        asked.append(readers)
         side = profile.die_side if profile is not None else None
         count = 3 if side is not None and reads_all(side) else 2
         return [Die(4, (30.0 + 40 * k, 30.0), ((20.0 + 40 * k, 20.0), (40.0 + 40 * k, 20.0),
@@ -298,8 +302,9 @@ def test_a_die_size_is_kept_only_when_the_sizes_beside_it_read_as_well(
 
     monkeypatch.setattr(dice_step, "read_dice", read)
     images = [np.full((100, 160, 3), 200, np.uint8) for _ in range(3)]
-    findings = dice_step.learn(images, [3, 3, 3], Profile())
+    findings = dice_step.learn(images, [3, 3, 3], Profile(), readers=given)
     assert findings.profile.die_side == kept
+    assert asked and all(readers is given for readers in asked)
 
 
 def test_agreement_counts_against_the_dice_thrown() -> None:

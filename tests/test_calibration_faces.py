@@ -22,9 +22,8 @@ from calibration import adapt, faces
 from calibration.benchmark import careless
 from calibration.labels import Labelled, load_labels, place_by_reading
 from firmware_host.cli import main
-from vision import Die, Profile, read_dice
+from vision import Die, Profile, read_dice, shipped_readers
 from vision.adaptation import Adaptation, adapted, fit, softmax
-from vision.face_net import base_net
 
 
 def _drawn(rng: np.random.Generator, n: int, centre: np.ndarray) -> np.ndarray:
@@ -58,7 +57,7 @@ def test_refit_moves_a_reading_the_right_way() -> None:
 
 def test_an_adaptation_of_another_model_is_ignored_with_one_line(
         caplog: pytest.LogCaptureFixture) -> None:
-    net = base_net()
+    net = shipped_readers().base_face
     weights, biases = net.classifier()
     mine = Adaptation(net.digest, weights, biases)
     assert adapted(net, mine) is not None
@@ -75,7 +74,7 @@ def test_a_profile_keeps_its_adaptation_and_reads_through_it(tmp_path: Path) -> 
     is used (the reading loses its dice)."""
     from vision.lab.render import random_tray, render_tray
 
-    net = base_net()
+    net = shipped_readers().base_face
     weights, biases = net.classifier()
     image = render_tray(random_tray(np.random.default_rng(5), 3), 5).image
     plain = [(d.value, d.center) for d in read_dice(image)]
@@ -169,7 +168,7 @@ def test_labels_file_end_to_end(dice_photos: Path, tmp_path: Path,
     assert ("adaptation" in data) == judged["kept"]
     assert judged["with"]["dice"] == judged["without"]["dice"] >= 20  # all five photos judge
     if judged["kept"]:
-        assert data["adaptation"]["model"] == base_net().digest
+        assert data["adaptation"]["model"] == shipped_readers().base_face.digest
         assert judged["dice"] >= 20 and judged["with"]["correct"] > judged["without"]["correct"]
     code = main(["read", "--json", "--profile", str(target),
                  str(dice_photos / chosen[0]["image"])])
@@ -211,12 +210,15 @@ def test_a_careless_installer_does_no_harm(dice_photos: Path) -> None:
     assert len(slips) == round(0.1 * sum(map(len, truth))) >= 2
     images = [load_image(dice_photos / r["image"]) for r in chosen]
     names = [r["image"] for r in chosen]
-    learnt = adapt.learn(adapt.cut(images, values, None, names))
+    readers = shipped_readers()
+    learnt = adapt.learn(adapt.cut(images, values, None, names, readers=readers),
+                         readers.base_face)
     assert sorted(learnt.doubted) == sorted(
         f"{names[k]} at {c[0]:.0f},{c[1]:.0f}: given {values[k][j].value}, reads "
         f"{truth[k][j].value}" for k, c in slips
         for j in [next(j for j, d in enumerate(values[k]) if d.center == c)])
-    assert not adapt.learn(adapt.cut(images, truth, None, names)).doubted
+    assert not adapt.learn(adapt.cut(images, truth, None, names, readers=readers),
+                           readers.base_face).doubted
 
     def calibrated(given: list[list[Labelled]]) -> Profile:
         photos = PhotoThrows.split([], images, [len(v) for v in given], names, given)
@@ -229,7 +231,7 @@ def test_a_careless_installer_does_no_harm(dice_photos: Path) -> None:
     if sloppy.adaptation is not None:
         others = [r for r in _nell(dice_photos, 13) if r not in chosen][:8]
         judged = faces.judge([load_image(dice_photos / r["image"]) for r in others],
-                             [labels[r["image"]] for r in others], sloppy)
+                             [labels[r["image"]] for r in others], sloppy, shipped_readers())
         assert judged.with_it.wrong + judged.with_it.extra <= (
             judged.without.wrong + judged.without.extra)
 

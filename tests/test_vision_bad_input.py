@@ -188,10 +188,10 @@ def test_read_command_goes_on_past_an_image_the_pipeline_chokes_on(
     assert cv2.imwrite(str(thin), np.full((3, 5000, 3), 120, np.uint8))
     real = vision.read_dice
 
-    def choking(image, profile=None):
+    def choking(image, profile=None, *, readers=None):
         if image.shape[0] == 3:
             raise RuntimeError("something nobody foresaw")
-        return real(image, profile)
+        return real(image, profile, readers=readers)
 
     monkeypatch.setattr(vision, "read_dice", choking)
     status = dicetower(["read", str(thin), str(good)])

@@ -15,6 +15,7 @@ from vision.detect import Candidate
 from vision.face import FaceReading
 from vision.layout import fit_layout
 from vision.pips import PipReading
+from vision.readers import shipped
 
 
 def _mine(value: int | None, confidence: float = 0.9) -> PipReading:
@@ -42,6 +43,13 @@ def _net(value: int, sure: float) -> np.ndarray:
     probs = np.full(7, (1.0 - sure) / 6.0, np.float32)
     probs[value] = sure
     return probs
+
+
+class _Unasked:
+    """A face network the rule must not ask: the patch's probabilities are given."""
+
+    def probabilities(self, patches: list[np.ndarray]) -> np.ndarray:
+        raise AssertionError("the face network was asked again")
 
 
 def _doubt(value: int, likeliest: int) -> np.ndarray:
@@ -84,7 +92,7 @@ def test_values_need_the_support_the_rule_asks_for(
     monkeypatch.setattr(combined, "read_face", lambda *a, **k: face)
     monkeypatch.setattr(combined, "pips_alike", lambda *a, **k: True)
     patch = np.full((72, 72, 3), 230, np.uint8)
-    reading = combined.combined_reading(patch, None, net)
+    reading = combined.combined_reading(patch, None, net, net=_Unasked())
     assert reading.value == expected
     if expected is None:
         assert reading.reason in vision.REASONS
@@ -103,7 +111,8 @@ def test_pips_of_one_colour_are_a_third_reader(
     monkeypatch.setattr(combined, "read_face", lambda *a, **k: _face(None))
     monkeypatch.setattr(combined, "read_pip_colour", lambda *a, **k: coloured)
     monkeypatch.setattr(combined, "pips_alike", lambda *a, **k: True)
-    reading = combined.combined_reading(np.full((72, 72, 3), 230, np.uint8), None, net)
+    reading = combined.combined_reading(np.full((72, 72, 3), 230, np.uint8), None, net,
+                                        net=_Unasked())
     assert reading.value == expected
 
 
@@ -118,7 +127,8 @@ def test_unlike_pips_make_a_die_cocked_unless_every_reader_agrees(
     monkeypatch.setattr(combined, "read_pips", lambda *a, **k: _mine(3))
     monkeypatch.setattr(combined, "read_face", lambda *a, **k: face)
     monkeypatch.setattr(combined, "pips_alike", lambda *a, **k: False)
-    reading = combined.combined_reading(np.full((72, 72, 3), 230, np.uint8), None, net)
+    reading = combined.combined_reading(np.full((72, 72, 3), 230, np.uint8), None, net,
+                                        net=_Unasked())
     assert reading.value == expected
     assert reading.reason == (None if expected else "cocked")
 
@@ -141,7 +151,7 @@ def test_a_reading_gives_only_values_the_network_makes_possible(monkeypatch) -> 
         monkeypatch.setattr(combined, "read_pip_colour", lambda *a, c=colour, **k: c)
         possible = combined.possible_values(probs)
         outside += any(v not in possible for v in values if v)
-        value = combined.combined_reading(patch, None, probs).value
+        value = combined.combined_reading(patch, None, probs, net=shipped().face).value
         assert value is None or value in possible
     assert outside > 200  # readers often proposed values the network rules out
 
@@ -172,12 +182,12 @@ def test_the_network_alone_reads_a_die_only_when_sure_of_it_turned_every_way(
     expected: int | None,
 ) -> None:
     fake = _TurnedNet(turned)
-    monkeypatch.setattr(combined, "default_net", lambda: fake)
     monkeypatch.setattr(combined, "read_pips", lambda *a, **k: mine)
     monkeypatch.setattr(combined, "read_face", lambda *a, **k: face)
     monkeypatch.setattr(combined, "read_pip_colour", lambda *a, **k: _mine(None))
     monkeypatch.setattr(combined, "pips_alike", lambda *a, **k: True)
-    reading = combined.combined_reading(np.full((72, 72, 3), 230, np.uint8), None, net)
+    reading = combined.combined_reading(np.full((72, 72, 3), 230, np.uint8), None, net,
+                                        net=fake)
     assert reading.value == expected
     if expected is not None:
         assert fake.views == 4  # three turns and the mirror image
@@ -189,13 +199,12 @@ def test_the_network_alone_reads_a_die_only_when_sure_of_it_turned_every_way(
 
 def test_the_network_alone_reads_nothing_when_the_caller_says_so(monkeypatch) -> None:
     fake = _TurnedNet(_net(4, 0.995))
-    monkeypatch.setattr(combined, "default_net", lambda: fake)
     monkeypatch.setattr(combined, "read_pips", lambda *a, **k: _mine(None))
     monkeypatch.setattr(combined, "read_face", lambda *a, **k: _face(None))
     monkeypatch.setattr(combined, "read_pip_colour", lambda *a, **k: _mine(None))
     patch = np.full((72, 72, 3), 230, np.uint8)
-    assert combined.combined_reading(patch, None, _net(4, 0.995)).value == 4
-    reading = combined.combined_reading(patch, None, _net(4, 0.995), alone=False)
+    assert combined.combined_reading(patch, None, _net(4, 0.995), net=fake).value == 4
+    reading = combined.combined_reading(patch, None, _net(4, 0.995), net=fake, alone=False)
     assert reading.value is None and reading.reason in vision.REASONS
 
 
@@ -210,9 +219,9 @@ def test_the_belief_of_no_face_is_the_same_however_the_patch_is_turned(turn: int
     patch = straightening.straighten(shot.image, (52.0, 52.0), 0.0, 40.0)[0]
     turned = patch[:, ::-1] if turn >= 4 else patch
     turned = np.ascontiguousarray(np.rot90(turned, turn % 4))
-    net = vision.face_net.default_net()
+    net = shipped().face
     own, seen = net.probabilities([patch, turned])[:, 0]
-    beliefs = combined.no_face_every_way([patch, turned], [float(own), float(seen)])
+    beliefs = combined.no_face_every_way([patch, turned], [float(own), float(seen)], net)
     assert beliefs[1] == pytest.approx(beliefs[0], abs=1e-5)
 
 
@@ -224,16 +233,16 @@ def test_the_belief_of_no_face_is_the_same_however_the_patch_is_turned(turn: int
 def test_an_unsure_die_is_a_blank_only_when_no_face_is_sure_every_way(
     monkeypatch, own: float, others: float, blank: bool
 ) -> None:
-    monkeypatch.setattr(combined, "default_net", lambda: _TurnedNet(_net(0, others)))
+    net = _TurnedNet(_net(0, others))
     cand = Candidate((36.0, 36.0), (48.0, 48.0), 0.0, False, "body")
     die = vision.Die(None, cand.center, tuple(map(tuple, cand.corners())), 0.2, "not a pip face")
     patch = np.full((72, 72, 3), 230, np.uint8)
     found = scene_reading.Found(die, (1, 0.0), cand.center, cand, own, patch)
-    assert (scene_reading.without_blanks([found]) == []) is blank
+    assert (scene_reading.without_blanks([found], net) == []) is blank
     # A die with a value is never a blank.
     read = scene_reading.Found(replace(die, value=3, reason=None), (0, -1.0), cand.center, cand,
                                own, patch)
-    assert scene_reading.without_blanks([read]) == [read]
+    assert scene_reading.without_blanks([read], net) == [read]
 
 
 @pytest.mark.parametrize("mine", [_unread(_FOUR), _mine(3)], ids=["no value", "a three"])
@@ -252,7 +261,7 @@ def test_a_one_beside_side_face_pips_needs_the_network_and_the_lone_pip(
                       fit_layout(np.array([(36.0, 36.0)])))
     monkeypatch.setattr(combined, "read_one", lambda *a, **k: lone)
     patch = np.full((72, 72, 3), 230, np.uint8)
-    assert combined.combined_reading(patch, None, net).value == expected
+    assert combined.combined_reading(patch, None, net, net=shipped().face).value == expected
 
 
 @pytest.mark.parametrize(("net", "kept"), [
@@ -271,7 +280,7 @@ def test_a_lone_pip_near_a_body_edge_is_a_one_only_if_the_network_is_sure(
     mask[50:150, 50:150] = 255  # a die body; the pip lies 8 px inside its edge
     cand = Candidate((58.0, 100.0), (40.0, 40.0), 0.0, False, "pips")
     view = straightening.View(40.0, *pipeline.straighten(work, cand.center, 0.0, 40.0), net)
-    found = scene_reading.read_candidate(mask, cand, 40.0, None, view)
+    found = scene_reading.read_candidate(mask, cand, 40.0, None, view, net=_Unasked())
     assert (found is not None and found.die.value == 1) == kept
 
 

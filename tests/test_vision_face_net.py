@@ -8,6 +8,7 @@ import pytest
 
 from vision import face_net
 from vision.lab.render import random_tray, render_tray
+from vision.readers import shipped
 from vision.straightening import straighten
 
 
@@ -26,7 +27,7 @@ def rendered_patches(seeds: range) -> tuple[list[np.ndarray], list[int]]:
 
 def test_the_shipped_model_reads_rendered_dice() -> None:
     patches, values = rendered_patches(range(20, 32))
-    probs = face_net.default_net().probabilities(patches)
+    probs = shipped().face.probabilities(patches)
     assert probs.shape == (len(patches), len(face_net.CLASSES))
     assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-4)
     assert ((probs >= 0) & (probs <= 1)).all()
@@ -36,7 +37,7 @@ def test_the_shipped_model_reads_rendered_dice() -> None:
 
 def test_an_empty_patch_is_no_face() -> None:
     floor = np.full((72, 72, 3), (120, 130, 125), np.uint8)
-    probs = face_net.default_net().probabilities([floor])[0]
+    probs = shipped().face.probabilities([floor])[0]
     assert probs.argmax() == 0
 
 
@@ -45,7 +46,7 @@ def test_input_is_standardised_per_patch() -> None:
     x = face_net.to_input([flat, np.zeros((72, 72, 3), np.uint8)])
     assert x.shape == (2, 3, face_net.INPUT_SIDE, face_net.INPUT_SIDE)
     assert np.isfinite(x).all() and not x.any()
-    assert face_net.default_net().probabilities([]).shape == (0, len(face_net.CLASSES))
+    assert shipped().face.probabilities([]).shape == (0, len(face_net.CLASSES))
 
 
 def test_patches_reduced_together_are_reduced_as_each_alone() -> None:
@@ -66,12 +67,6 @@ def test_patches_reduced_together_are_reduced_as_each_alone() -> None:
 def test_a_missing_model_file_is_a_clear_error(tmp_path) -> None:
     with pytest.raises(FileNotFoundError, match="face network model not found"):
         face_net.FaceNet(tmp_path / "none.onnx")
-
-
-def test_the_environment_can_name_another_model(monkeypatch, tmp_path) -> None:
-    monkeypatch.setenv(face_net.MODEL_ENV, str(tmp_path / "other.onnx"))
-    with pytest.raises(FileNotFoundError, match=r"other\.onnx"):
-        face_net.default_net()
 
 
 def test_training_is_reproducible_and_exports_what_opencv_runs(tmp_path) -> None:

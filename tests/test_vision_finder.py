@@ -8,9 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from vision.finder import CHANNELS, INPUT_SIDE, STRIDE, Spot, decode, default_finder, to_input
+from vision.finder import CHANNELS, INPUT_SIDE, STRIDE, Spot, decode, to_input
 from vision.lab.finder_data import Sample, crop, photo_dice, targets
 from vision.lab.render import random_tray, render_tray
+from vision.readers import shipped
 
 
 def _logit(p: float) -> float:
@@ -116,7 +117,7 @@ def test_the_shipped_finder_finds_rendered_dice_it_never_saw() -> None:
         rng = np.random.default_rng(10_000 + seed)
         spec = random_tray(rng, int(rng.integers(1, 7)), side=(28.0, 80.0))
         shot = render_tray(spec, seed=seed)
-        spots = default_finder().find(shot.image)
+        spots = shipped().finder.find(shot.image)
         f, s = _matched(spots, shot.truth)
         dice, found, stray = dice + len(shot.truth), found + f, stray + s
         for t in shot.truth:

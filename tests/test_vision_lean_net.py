@@ -3,12 +3,15 @@ training."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 import vision
 from vision import lean_net
 from vision.lab.render import DieSpec, TraySpec, random_tray, render_tray
+from vision.readers import shipped
 
 
 @pytest.mark.parametrize("centre", [(300, 100), (500, 300), (100, 300), (300, 500),
@@ -48,18 +51,12 @@ def test_input_is_standardised_with_a_distance_channel() -> None:
     assert x.shape == (2, 4, lean_net.INPUT_SIDE, lean_net.INPUT_SIDE)
     assert not x[:, :3].any()
     assert (x[0, 3] == 0.25).all() and (x[1, 3] == 0.5).all()
-    assert lean_net.default_lean_net().leaning([], []).shape == (0,)
+    assert shipped().lean.leaning([], []).shape == (0,)
 
 
 def test_a_missing_model_file_is_a_clear_error(tmp_path) -> None:
     with pytest.raises(FileNotFoundError, match="lean network model not found"):
         lean_net.LeanNet(tmp_path / "none.onnx")
-
-
-def test_the_environment_can_name_another_model(monkeypatch, tmp_path) -> None:
-    monkeypatch.setenv(lean_net.MODEL_ENV, str(tmp_path / "other.onnx"))
-    with pytest.raises(FileNotFoundError, match=r"other\.onnx"):
-        lean_net.default_lean_net()
 
 
 def truth_patches(seeds: range) -> tuple[list[np.ndarray], list[float], list[bool]]:
@@ -80,7 +77,7 @@ def truth_patches(seeds: range) -> tuple[list[np.ndarray], list[float], list[boo
 
 def test_the_shipped_model_tells_leaning_dice_from_flat_ones() -> None:
     patches, distances, leaning = truth_patches(range(8000, 8030))
-    p = lean_net.default_lean_net().leaning(patches, distances)
+    p = shipped().lean.leaning(patches, distances)
     assert ((p >= 0) & (p <= 1)).all()
     flagged = p >= lean_net.LEAN_SURE
     truth = np.array(leaning)
@@ -100,15 +97,19 @@ class _StubLean:
         return np.full(len(patches), self.answer, np.float32)
 
 
-def test_a_read_die_the_check_finds_leaning_on_another_is_cocked(monkeypatch) -> None:
+def _with(lean: _StubLean) -> vision.Readers:
+    """The shipped networks, the lean check ``lean`` in its place."""
+    return replace(shipped(), lean=lean)
+
+
+def test_a_read_die_the_check_finds_leaning_on_another_is_cocked() -> None:
     # Two dice 1.5 sides apart (each may lean on the other) and one far from both (it may
     # lean on the tray's wall).
     shot = render_tray(TraySpec(dice=(DieSpec(4, (290, 240), 40, 10.0),
                                       DieSpec(2, (350, 240), 40, 30.0),
                                       DieSpec(6, (560, 400), 40, 0.0))), seed=3)
     stub = _StubLean(0.95)
-    monkeypatch.setattr(lean_net, "default_lean_net", lambda: stub)
-    dice = sorted(vision.read_dice(shot.image), key=lambda d: d.center[0])
+    dice = sorted(vision.read_dice(shot.image, readers=_with(stub)), key=lambda d: d.center[0])
     assert [d.value for d in dice] == [None, None, None]
     assert [d.alternatives for d in dice] == [(4,), (2,), (6,)]
     assert all(d.reason == "cocked" and d.confidence <= 0.05 + 1e-6 for d in dice)
@@ -117,25 +118,24 @@ def test_a_read_die_the_check_finds_leaning_on_another_is_cocked(monkeypatch) ->
     assert len(stub.calls) == 1 and len(stub.calls[0]) == 3
     assert sum(abs(d * 640 - 30) < 2.5 for d in stub.calls[0]) == 2
     # Not sure enough, or the check left out: read as usual.
-    monkeypatch.setattr(lean_net, "default_lean_net", lambda: _StubLean(lean_net.LEAN_SURE - 0.1))
-    assert sorted(d.value for d in vision.read_dice(shot.image)) == [2, 4, 6]
-    monkeypatch.setattr(lean_net, "default_lean_net", lambda: _StubLean(0.95))
-    assert sorted(d.value for d in vision.read_dice(shot.image, lean_check=False)) == [2, 4, 6]
+    unsure = _with(_StubLean(lean_net.LEAN_SURE - 0.1))
+    assert sorted(d.value for d in vision.read_dice(shot.image, readers=unsure)) == [2, 4, 6]
+    left_out = vision.read_dice(shot.image, readers=_with(_StubLean(0.95)), lean_check=False)
+    assert sorted(d.value for d in left_out) == [2, 4, 6]
 
 
-def test_a_die_with_no_other_near_is_checked_too(monkeypatch) -> None:
+def test_a_die_with_no_other_near_is_checked_too() -> None:
     # A die leaning on the tray's wall has no other die beside it.
     shot = render_tray(TraySpec(dice=(DieSpec(3, (200, 240), 40, 10.0),
                                       DieSpec(5, (440, 240), 40, 30.0))), seed=4)
     stub = _StubLean(1.0)
-    monkeypatch.setattr(lean_net, "default_lean_net", lambda: stub)
-    dice = vision.read_dice(shot.image)
+    dice = vision.read_dice(shot.image, readers=_with(stub))
     assert [d.reason for d in dice] == ["cocked", "cocked"]
     assert sorted(d.alternatives for d in dice) == [(3,), (5,)]
     assert len(stub.calls) == 1 and len(stub.calls[0]) == 2
     # A check that finds nothing leaning leaves them read.
-    monkeypatch.setattr(lean_net, "default_lean_net", lambda: _StubLean(0.0))
-    assert sorted(d.value for d in vision.read_dice(shot.image)) == [3, 5]
+    flat = _with(_StubLean(0.0))
+    assert sorted(d.value for d in vision.read_dice(shot.image, readers=flat)) == [3, 5]
 
 
 def test_training_is_reproducible_and_exports_what_opencv_runs(tmp_path) -> None:

@@ -4,7 +4,6 @@ networks trained without it, and the errors of a folder that lacks them."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -14,11 +13,10 @@ import pytest
 
 from firmware_host.cli import main as dicetower
 from vision.face_net import DEFAULT_MODEL as FACE_MODEL
-from vision.face_net import MODEL_ENV as FACE_ENV
 from vision.finder import DEFAULT_MODEL as FINDER_MODEL
-from vision.finder import MODEL_ENV as FINDER_ENV
 from vision.lab import loso
 from vision.lab.render import random_tray, render_tray
+from vision.lean_net import DEFAULT_MODEL as LEAN_MODEL
 
 
 def _networks(root: Path, source: str) -> Path:
@@ -30,15 +28,14 @@ def _networks(root: Path, source: str) -> Path:
     return where
 
 
-def test_left_out_names_the_networks_within_the_block_only(tmp_path, monkeypatch) -> None:
-    monkeypatch.delenv(FINDER_ENV, raising=False)
-    monkeypatch.setenv(FACE_ENV, "/elsewhere/face.onnx")
+def test_left_out_gives_the_networks_trained_without_the_source(tmp_path) -> None:
     where = _networks(tmp_path, "owner/repo")
-    with loso.left_out(tmp_path, "owner/repo"):
-        assert os.environ[FINDER_ENV] == str(where / loso.FINDER_FILE)
-        assert os.environ[FACE_ENV] == str(where / loso.FACE_FILE)
-    assert FINDER_ENV not in os.environ
-    assert os.environ[FACE_ENV] == "/elsewhere/face.onnx"
+    readers = loso.left_out(tmp_path, "owner/repo")
+    assert readers.finder.path == where / loso.FINDER_FILE
+    assert readers.face.path == where / loso.FACE_FILE
+    assert readers.lean.path == LEAN_MODEL  # the lean check is the shipped one ...
+    lean = shutil.copy(LEAN_MODEL, tmp_path / "lean.onnx")
+    assert loso.left_out(tmp_path, "owner/repo", lean).lean.path == tmp_path / "lean.onnx"
 
 
 def test_a_missing_network_is_said_in_one_line(tmp_path) -> None:
@@ -46,9 +43,8 @@ def test_a_missing_network_is_said_in_one_line(tmp_path) -> None:
     (where / loso.FACE_FILE).unlink()
     problem = loso.missing(tmp_path, "owner/repo")
     assert problem is not None and "owner/repo" in problem and "\n" not in problem
-    with (pytest.raises(FileNotFoundError, match="trained without owner/repo"),
-          loso.left_out(tmp_path, "owner/repo")):
-        pass
+    with pytest.raises(FileNotFoundError, match="trained without owner/repo"):
+        loso.left_out(tmp_path, "owner/repo")
 
 
 def _photos(folder: Path) -> Path:
@@ -85,19 +81,16 @@ def test_each_photo_is_read_with_its_own_source_left_out(tmp_path, monkeypatch, 
     root = tmp_path / "loso"
     for source in ("alpha/dice", "beta/dice"):
         _networks(root, source)
-    seen: list[tuple[str | None, str | None]] = []
+    seen: list[tuple[Path, Path]] = []
 
-    def reading(image, profile=None):
-        seen.append((os.environ.get(FINDER_ENV), os.environ.get(FACE_ENV)))
+    def reading(image, profile=None, *, readers=None, lean_check=True):
+        seen.append((readers.finder.path, readers.face.path))
         return []
 
     monkeypatch.setattr("vision.read_dice", reading)
-    monkeypatch.delenv(FINDER_ENV, raising=False)
     assert dicetower(["bench", "vision", str(photos), "--loso", str(root)]) == 0
-    assert seen == [(str(loso.folder(root, s) / loso.FINDER_FILE),
-                     str(loso.folder(root, s) / loso.FACE_FILE))
+    assert seen == [(loso.folder(root, s) / loso.FINDER_FILE, loso.folder(root, s) / loso.FACE_FILE)
                     for s in ("alpha/dice", "beta/dice")]
-    assert FINDER_ENV not in os.environ
     assert "trained without it" in capsys.readouterr().out
 
 

@@ -4,6 +4,7 @@ image, re-reads at other sizes, the working copy and the sharpest copy patches a
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -21,6 +22,7 @@ from vision.lab.render import (
     random_tray,
     render_tray,
 )
+from vision.readers import shipped
 
 # --- white dice on a white floor: no die body to give the size or the centre ---------------
 
@@ -58,13 +60,12 @@ def test_the_die_size_is_the_one_the_network_sees_dice_best_at(monkeypatch) -> N
         net.side = round(side, 6)
         return np.zeros((72, 72, 3), np.uint8), np.eye(2, 3)
 
-    monkeypatch.setattr(pipeline, "default_net", lambda: net)
     monkeypatch.setattr(pipeline, "straighten", straighten)
     monkeypatch.setattr(pipeline, "TRIAL_SIDES", (0.6, 1.0, 1.5))
     clusters = [Candidate((50.0, 50.0), (50.0, 50.0), 0.0, False, "pips")]
     source = pipeline.Source(np.zeros((100, 100, 3), np.uint8), 1.0)
-    assert pipeline._size_seen_best(source, clusters, 50.0) == 30.0
-    assert pipeline._size_seen_best(source, [], 50.0) == 50.0  # no pip cluster: as assumed
+    assert pipeline._size_seen_best(source, clusters, 50.0, net) == 30.0
+    assert pipeline._size_seen_best(source, [], 50.0, net) == 50.0  # no pip cluster: as assumed
 
 
 def test_the_pips_of_a_four_seed_a_candidate_at_its_centre() -> None:
@@ -125,18 +126,19 @@ def test_a_region_read_whole_and_split_is_two_dice_when_both_parts_read(
              Candidate((72.0, 50.0), (40.0, 40.0), 0.0, False, "split", region=0)]
     work = np.zeros((100, 100, 3), np.uint8)
     look = Look(work, work, np.zeros((100, 100), np.uint8))
-    scene = scene_reading.Scene(look, pipeline.Source(work, 1.0), 1.0, 40.0, [whole, *parts], None)
     values = {whole.center: 2, parts[0].center: parts_read[0], parts[1].center: parts_read[1]}
 
-    def read(mask, cand, side, polarity, view, alone=True):
+    def read(mask, cand, side, polarity, view, *, net, alone=True):
         return _found(cand, values[cand.center])
 
     class Net:
         def probabilities(self, patches):
             return np.tile(_net(2, 0.9), (len(patches), 1))
 
-    monkeypatch.setattr(pipeline, "prepare", lambda image, profile=None: scene)
-    monkeypatch.setattr(straightening, "default_net", Net)
+    readers = replace(shipped(), face=Net())
+    scene = scene_reading.Scene(look, pipeline.Source(work, 1.0), 1.0, 40.0, [whole, *parts], None,
+                                readers=readers)
+    monkeypatch.setattr(pipeline, "prepare", lambda image, profile=None, readers=None: scene)
     monkeypatch.setattr(scene_reading, "read_candidate", read)
     dice = pipeline.read_dice(work)
     assert sorted(d.value for d in dice if d.value is not None) == expected
@@ -159,7 +161,7 @@ def test_an_unsure_die_is_read_again_at_other_sizes(
 
     asked_alone = []
 
-    def read(mask, cand, side, polarity, view, alone=True):
+    def read(mask, cand, side, polarity, view, *, net, alone=True):
         asked_alone.append(alone)
         return _found(cand, by_factor.get(round(view.side / 40.0, 2)))
 
@@ -167,11 +169,10 @@ def test_an_unsure_die_is_read_again_at_other_sizes(
         def probabilities(self, patches):
             return np.tile(_net(5, 0.9), (len(patches), 1))
 
-    monkeypatch.setattr(straightening, "default_net", Net)
     monkeypatch.setattr(scene_reading, "read_candidate", read)
     view = straightening.View(40.0, *pipeline.straighten(work, cand.center, 0.0, 40.0))
     found = scene_reading.read_resized(pipeline.Source(work, 1.0), np.zeros((100, 100), np.uint8),
-                                   cand, 40.0, None, view)
+                                       cand, 40.0, None, view, net=Net())
     assert (found.die.value if found else None) == expected
     # A patch cut larger takes in a neighbour: the network's value never stands alone there.
     assert asked_alone and not any(asked_alone)
@@ -187,7 +188,7 @@ def test_sizes_the_network_rules_out_are_not_read(monkeypatch, net, reads: int) 
     work = np.zeros((100, 100, 3), np.uint8)
     calls = []
 
-    def read(mask, cand, side, polarity, view, alone=True):
+    def read(mask, cand, side, polarity, view, *, net, alone=True):
         calls.append(view.side)
         return _found(cand, None)
 
@@ -195,11 +196,10 @@ def test_sizes_the_network_rules_out_are_not_read(monkeypatch, net, reads: int) 
         def probabilities(self, patches):
             return np.tile(net, (len(patches), 1))
 
-    monkeypatch.setattr(straightening, "default_net", Net)
     monkeypatch.setattr(scene_reading, "read_candidate", read)
     view = straightening.View(40.0, *pipeline.straighten(work, cand.center, 0.0, 40.0))
     assert scene_reading.read_resized(pipeline.Source(work, 1.0), np.zeros((100, 100), np.uint8),
-                                  cand, 40.0, None, view) is None
+                                      cand, 40.0, None, view, net=Net()) is None
     assert len(calls) == reads
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision import scene_reading
 from vision.detect import Candidate
 from vision.scene_reading import EVERY_WAY, STEADY_SURE, Found, steady
 from vision.types import Die
@@ -36,26 +35,23 @@ def _found(value: int, sure: float) -> Found:
     return Found(die, (0,), (5.0, 5.0), cand, patch=patch, probs=_beliefs(value, sure))
 
 
-def test_a_die_read_otherwise_when_turned_is_unsure(monkeypatch) -> None:
+def test_a_die_read_otherwise_when_turned_is_unsure() -> None:
     net = _TurnedNet(value=2)
-    monkeypatch.setattr(scene_reading, "default_net", lambda: net)
     shaky = _found(4, sure=0.6)
-    steady([shaky])
+    steady([shaky], net)
     assert shaky.die.value is None and shaky.die.reason == "not a pip face"
     assert shaky.die.alternatives == (4, 2)
     assert net.seen == EVERY_WAY - 1
 
 
-def test_a_die_read_alike_every_way_keeps_its_value(monkeypatch) -> None:
-    monkeypatch.setattr(scene_reading, "default_net", lambda: _TurnedNet(value=4))
+def test_a_die_read_alike_every_way_keeps_its_value() -> None:
     held = _found(4, sure=0.6)
-    steady([held])
+    steady([held], _TurnedNet(value=4))
     assert held.die.value == 4
 
 
-def test_a_die_the_network_is_sure_of_is_not_turned(monkeypatch) -> None:
+def test_a_die_the_network_is_sure_of_is_not_turned() -> None:
     net = _TurnedNet(value=2)
-    monkeypatch.setattr(scene_reading, "default_net", lambda: net)
     sure = _found(4, sure=STEADY_SURE)
-    steady([sure])
+    steady([sure], net)
     assert sure.die.value == 4 and net.seen == 0

@@ -2,7 +2,9 @@
 
 Public names::
 
-    read_dice(image, profile=None) -> list[Die]
+    read_dice(image, profile=None, *, readers=None) -> list[Die]
+    Readers.from_files(face=None, finder=None, lean=None), shipped_readers()
+                                               the networks a reading uses (None: shipped)
     load_image(path) -> BGR uint8 array        (raises ImageError)
     annotate(image, dice) -> BGR copy with outlines and values drawn
     Die, REASONS, Profile, ImageError
@@ -15,6 +17,9 @@ from vision.annotate import annotate
 from vision.image_io import ImageError, load_image
 from vision.pipeline import read_dice
 from vision.profile import Profile
+from vision.readers import Readers
+from vision.readers import shipped as shipped_readers
 from vision.types import REASONS, Die
 
-__all__ = ["REASONS", "Die", "ImageError", "Profile", "annotate", "load_image", "read_dice"]
+__all__ = ["REASONS", "Die", "ImageError", "Profile", "Readers", "annotate", "load_image",
+           "read_dice", "shipped_readers"]

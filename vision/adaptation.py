@@ -10,8 +10,8 @@ move. Computed on the CPU in a second or two; the rest of the network, and every
 reads its probabilities, stay as they are.
 
     adaptation = fit(features, labels, *net.classifier(), model=net.digest)
-    with reading_with(adapted(net, adaptation)):   # vision.face_net
-        ...                                        # every reading uses the refitted layer
+    profile = replace(profile, adaptation=adaptation)
+    read_dice(image, profile, readers=readers)  # the face network reads with the refitted layer
 
 An adaptation is tied to the model file it was computed with (its SHA-256): with another
 model, its weights mean nothing, so `adapted` ignores it with a one-line warning.
@@ -143,8 +143,8 @@ def fit(features: np.ndarray, labels: np.ndarray, weights: np.ndarray, biases: n
 
 
 class AdaptedNet(FaceNet):
-    """The face network with a profile's last layer: what `vision.face_net.default_net`
-    gives within `vision.face_net.reading_with`."""
+    """The face network with a profile's last layer: what a reading with that profile reads
+    with (`vision.readers.Readers.with_profile`)."""
 
     def __init__(self, base: FaceNet, adaptation: Adaptation) -> None:
         # The base's loaded network is shared, not loaded again.

@@ -47,8 +47,9 @@ def close_up(kept: list[Found], scene: Scene) -> list[Found]:
                              False, "body")
             if not _stands_out(scene.look.lab, cand, centres):
                 continue
-            view = views(scene.source, [(cand, die_side)])[0]
-            item = read_candidate(scene.look.mask, cand, die_side, scene.polarity, view)
+            view = views(scene.source, [(cand, die_side)], scene.readers.face)[0]
+            item = read_candidate(scene.look.mask, cand, die_side, scene.polarity, view,
+                                  net=scene.readers.face)
             if item is None or item.die.value is None:
                 continue
             inside = [k for k in blank if same_die(k.center, item, side)]

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from vision.face import FaceReading, read_face
-from vision.face_net import default_net
+from vision.face_net import FaceReader
 from vision.layout import LayoutFit, fit_layout
 from vision.pips import PipReading, read_one, read_pip_colour, read_pips
 from vision.straightening import FACE_PER_PITCH, PATCH_SCALE, PATCH_SIDE
@@ -50,33 +50,33 @@ FEW_PIPS = 2
 
 def combined_reading(
     patch: np.ndarray, polarity: str | None, probs: np.ndarray | None = None,
-    *, alone: bool = True,
+    *, net: FaceReader, alone: bool = True,
 ) -> PipReading:
     """Read a straightened patch with independent readers and keep only what they support.
 
-    The built-in reader (`vision.pips`) and the face network (`vision.face_net`, whose class
-    probabilities ``probs`` may be given) read every patch: a value both give is taken; when
-    they differ, the built-in reader's value stands only if the network gives it at least
-    NET_DOUBT and the face reader (`vision.face`) finds it too; otherwise it is set aside. A
-    die the built-in reader leaves open (or whose value is set aside) takes the network's value
-    when the face reader or the pips of one colour (`vision.pips.read_pip_colour`: marbled
-    dice) give it too and the network is at least NET_AGREE sure of it, or when the network
-    is at least NET_AGREE sure of a one and the built-in reader finds a one's pip alone in the
-    middle of a clean face (a die seen at a slant shows a side face's pips beside it), or
-    when the network is at least NET_READ sure of it and pips found by either pip reader sit
-    on that face's grid. A die no pip reader reads at all takes the network's value alone
-    only when it is NET_ALONE sure of it in the patch, turned three ways and mirrored, and it
-    is not a one (``alone=False``: never). The pips of a face of few pips must look alike, unless
-    the network is NET_SURE sure of the value and the face reader finds it too. A face of
-    FEW_PIPS pips or fewer read with a confidence under NET_READ, or that the network gives
-    less than NET_READ, is left unsure, unless both pip readers find it.
+    The built-in reader (`vision.pips`) and the face network ``net`` (`vision.face_net`, whose
+    class probabilities ``probs`` may be given) read every patch: a value both give is taken;
+    when they differ, the built-in reader's value stands only if the network gives it at least
+    NET_DOUBT and the face reader (`vision.face`) finds it too; otherwise it is set aside. A die
+    the built-in reader leaves open (or whose value is set aside) takes the network's value when
+    the face reader or the pips of one colour (`vision.pips.read_pip_colour`: marbled dice) give
+    it too and the network is at least NET_AGREE sure of it, or when the network is at least
+    NET_AGREE sure of a one and the built-in reader finds a one's pip alone in the middle of a
+    clean face (a die seen at a slant shows a side face's pips beside it), or when the network
+    is at least NET_READ sure of it and pips found by either pip reader sit on that face's grid.
+    A die no pip reader reads at all takes the network's value alone only when it is NET_ALONE
+    sure of it in the patch, turned three ways and mirrored, and it is not a one
+    (``alone=False``: never). The pips of a face of few pips must look alike, unless the network
+    is NET_SURE sure of the value and the face reader finds it too. A face of FEW_PIPS pips or
+    fewer read with a confidence under NET_READ, or that the network gives less than NET_READ,
+    is left unsure, unless both pip readers find it.
     """
     if probs is None:
-        probs = default_net().probabilities([patch])[0]
+        probs = net.probabilities([patch])[0]
     # Each pip reader runs at most once, the face reader only where the rule asks for it.
     builtin = functools.cache(lambda: read_pips(patch, float(PATCH_SIDE), polarity))
     face = functools.cache(lambda: read_face(patch, float(PATCH_SIDE), polarity))
-    reading = _opinions(patch, polarity, probs, builtin, face, alone)
+    reading = _opinions(patch, polarity, probs, builtin, face, net, alone)
     # Unlike pips mean a side face's pip joined the top face's, unless every reader, the
     # network NET_SURE sure, sees that face (blurred or marbled pips look uneven too).
     if not pips_alike(patch, reading) and not (
@@ -99,7 +99,8 @@ def combined_reading(
 
 def _opinions(
     patch: np.ndarray, polarity: str | None, probs: np.ndarray,
-    builtin: Callable[[], PipReading], face: Callable[[], FaceReading], alone: bool = True,
+    builtin: Callable[[], PipReading], face: Callable[[], FaceReading], network: FaceReader,
+    alone: bool = True,
 ) -> PipReading:
     net = int(np.argmax(probs))
     sure = float(probs[net])
@@ -143,7 +144,7 @@ def _opinions(
     # every way the patch is turned (never for a one: a round letter is a one every way).
     if (alone and sure >= NET_ALONE and net != 1 and not outvoted and seen.value is None
             and coloured.value is None):
-        held = min(sure, _sure_turned(patch, net))
+        held = min(sure, _sure_turned(patch, net, network))
         if held >= NET_ALONE:
             # No pips to place the face by: the face is taken as the patch's middle square.
             centre = (PATCH_SIDE * PATCH_SCALE / 2.0,) * 2
@@ -153,7 +154,7 @@ def _opinions(
     return replace(mine, reason=mine.reason or reason, confidence=min(0.3, sure))
 
 
-def _sure_turned(patch: np.ndarray, value: int) -> float:
+def _sure_turned(patch: np.ndarray, value: int, net: FaceReader) -> float:
     """How sure the face network is of ``value`` at the least over the patch turned by a
     quarter, a half and three quarters, and mirrored.
 
@@ -161,7 +162,7 @@ def _sure_turned(patch: np.ndarray, value: int) -> float:
     every angle, reads it so; a half-seen face or a pattern on the tray seldom keeps one value
     that surely in all four views. (One pass of the network, only for the few dice no pip
     reader reads.)"""
-    return float(default_net().probabilities(other_views(patch)[:4])[:, value].min())
+    return float(net.probabilities(other_views(patch)[:4])[:, value].min())
 
 
 # A patch and its seven turned and mirrored copies (`other_views`).
@@ -177,9 +178,10 @@ def other_views(patch: np.ndarray) -> list[np.ndarray]:
     return [np.ascontiguousarray(v) for v in views]
 
 
-def no_face_every_way(patches: list[np.ndarray], no_faces: list[float]) -> np.ndarray:
-    """The face network's belief that each patch shows no die face (``no_faces``: as cut),
-    averaged over the patch and its seven `other_views`.
+def no_face_every_way(patches: list[np.ndarray], no_faces: list[float], net: FaceReader
+                      ) -> np.ndarray:
+    """The face network ``net``'s belief that each patch shows no die face (``no_faces``: as
+    cut), averaged over the patch and its seven `other_views`.
 
     Whether an unsure "die" is dropped as a blank is decided on this: the same patch turned
     by a quarter gives the network another belief by a few points, and a decision made on
@@ -189,7 +191,7 @@ def no_face_every_way(patches: list[np.ndarray], no_faces: list[float]) -> np.nd
     if not patches:
         return np.zeros(0)
     views = [view for patch in patches for view in other_views(patch)]
-    others = default_net().probabilities(views)[:, 0].reshape(len(patches), EVERY_WAY - 1)
+    others = net.probabilities(views)[:, 0].reshape(len(patches), EVERY_WAY - 1)
     return (np.asarray(no_faces, np.float64) + others.sum(axis=1)) / EVERY_WAY
 
 

@@ -11,13 +11,11 @@ die open; see `vision.combined.combined_reading`.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
-from collections.abc import Iterator
-from contextvars import ContextVar
-from functools import cached_property, lru_cache
+from functools import cached_property
 from pathlib import Path
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -29,8 +27,6 @@ INPUT_SIDE = 32
 #: Classes of the output, in order: index 0 is "no readable face", index k is value k.
 CLASSES = ("none", "1", "2", "3", "4", "5", "6")
 DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "face_net.onnx"
-#: Overrides the shipped model file (a path), for measuring a model trained on part of the data.
-MODEL_ENV = "DICETOWER_FACE_NET"
 
 
 def to_input(patches: list[np.ndarray]) -> np.ndarray:
@@ -51,6 +47,15 @@ def to_input(patches: list[np.ndarray]) -> np.ndarray:
         small = np.concatenate([cv2.resize(p, (side, side), interpolation=cv2.INTER_AREA)
                                 for p in patches])
     return standardised(small.reshape(n, side, side, 3))
+
+
+class FaceReader(Protocol):
+    """What a reading asks of the face network: a `FaceNet`, a profile's adaptation of one
+    (`vision.adaptation.AdaptedNet`), or a stand-in."""
+
+    def probabilities(self, patches: list[np.ndarray]) -> np.ndarray:
+        """(N, 7) class probabilities (see `CLASSES`) for straightened BGR patches."""
+        ...
 
 
 class FaceNet:
@@ -97,33 +102,3 @@ class FaceNet:
         self._net.setInput(to_input(patches))
         out = np.asarray(self._net.forward(self._head[0]), np.float64)
         return out.reshape(len(patches), -1)
-
-
-@lru_cache(maxsize=4)
-def _load(path: str) -> FaceNet:
-    return FaceNet(path)
-
-
-# A reader put in the network's place for one reading (a profile's adaptation to its dice).
-_IN_PLACE: ContextVar[FaceNet | None] = ContextVar("face_net_in_place", default=None)
-
-
-def default_net() -> FaceNet:
-    """The shipped model (or the one named by $DICETOWER_FACE_NET), loaded once; within
-    `reading_with`, the reader given there."""
-    return _IN_PLACE.get() or _load(os.environ.get(MODEL_ENV) or str(DEFAULT_MODEL))
-
-
-def base_net() -> FaceNet:
-    """The model file's network itself, whatever `reading_with` puts in its place."""
-    return _load(os.environ.get(MODEL_ENV) or str(DEFAULT_MODEL))
-
-
-@contextlib.contextmanager
-def reading_with(net: FaceNet | None) -> Iterator[None]:
-    """Within this block (this thread or task), `default_net` is ``net`` (None: unchanged)."""
-    token = _IN_PLACE.set(net or _IN_PLACE.get())
-    try:
-        yield
-    finally:
-        _IN_PLACE.reset(token)

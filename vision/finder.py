@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import cv2
@@ -38,8 +37,6 @@ FIND_AT = 0.2
 SAME_DIE = 0.8
 MAX_DICE = 64
 DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "finder_net.onnx"
-#: Overrides the shipped model file (a path), for measuring a model trained on part of the data.
-MODEL_ENV = "DICETOWER_FINDER_NET"
 
 
 @dataclass(frozen=True)
@@ -155,13 +152,3 @@ class DieFinder:
         """Every die top face in a BGR frame whose belief is at least ``at``, surest first."""
         out, scale = self.raw(bgr)
         return decode(out, scale, at, bgr.shape)
-
-
-@lru_cache(maxsize=4)
-def _load(path: str) -> DieFinder:
-    return DieFinder(path)
-
-
-def default_finder() -> DieFinder:
-    """The shipped model (or the one named by $DICETOWER_FINDER_NET), loaded once."""
-    return _load(os.environ.get(MODEL_ENV) or str(DEFAULT_MODEL))

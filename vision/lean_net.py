@@ -10,32 +10,27 @@ and the network learns where a flat die's side faces may show.
 
 It is trained by ``python -m vision.lab.lean_net_train`` (reproducibly, on rendered trays with
 leaning dice and on the dataset's real flat dice) and runs through OpenCV's DNN module alone.
-`check_lean` asks it about every read die: a die leaning on the tray's wall has no other die
-beside it (asked of every die, it calls no more of the dataset's real dice cocked than when
-asked only of dice beside another: docs/lab/vision-finder.md).
+`vision.pipeline.check_lean` asks it about every read die: a die leaning on the tray's wall
+has no other die beside it (asked of every die, it calls no more of the dataset's real dice
+cocked than when asked only of dice beside another: docs/lab/vision-finder.md).
 """
 
 from __future__ import annotations
 
 import math
 import os
-from dataclasses import replace
-from functools import lru_cache
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from vision.onnx_model import load_onnx, standardised
-from vision.scene_reading import Found, Scene
 
 #: Side of the network's input.
 INPUT_SIDE = 32
 #: Patch side / die side: room for the side face of a die leaning up to about 40 degrees.
 PATCH_SCALE = 2.2
 DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "lean_net.onnx"
-#: Overrides the shipped model file (a path).
-MODEL_ENV = "DICETOWER_LEAN_NET"
 # A read die is reported cocked when the lean check is LEAN_SURE sure it leans.
 LEAN_SURE = 0.9
 
@@ -100,41 +95,3 @@ class LeanNet:
         self._net.setInput(to_input(patches, distances))
         logits = np.asarray(self._net.forward(), dtype=np.float64).reshape(len(patches), 2)
         return (1.0 / (1.0 + np.exp(logits[:, 0] - logits[:, 1]))).astype(np.float32)
-
-
-@lru_cache(maxsize=4)
-def _load(path: str) -> LeanNet:
-    return LeanNet(path)
-
-
-def default_lean_net() -> LeanNet:
-    """The shipped model (or the one named by $DICETOWER_LEAN_NET), loaded once."""
-    return _load(os.environ.get(MODEL_ENV) or str(DEFAULT_MODEL))
-
-
-def check_lean(kept: list[Found], scene: Scene) -> None:
-    """Report cocked each read die that the lean check is LEAN_SURE sure leans, on another
-    die or on the tray's wall. Its top face is whole and fits a face, but the game asks for a
-    re-throw."""
-    centre, image_side = scene.centre, scene.image_side
-    if centre is None or image_side is None:
-        return
-    # A die's side is its pips' grid's; a one has none (its outline is the side it was
-    # straightened at, which for a leaning die takes in its side face): it takes the other
-    # dice's, dice of a tray being of a size.
-    read = [(k, math.dist(*k.die.corners[:2])) for k in kept if k.die.value is not None]
-    sides = [side for k, side in read if k.die.value >= 2]
-    typical = float(np.median(sides)) if sides else None
-    checked = [(k, typical if k.die.value == 1 and typical is not None else side)
-               for k, side in read]
-    if not checked:
-        return
-    # The working copy shows a die about twice as wide as the check looks at it: enough.
-    patches = [lean_patch(scene.look.image, k.center, side, centre) for k, side in checked]
-    distances = [distance_from_centre(k.center, centre, image_side) for k, _ in checked]
-    for (k, _), leaning in zip(checked, default_lean_net().leaning(patches, distances),
-                               strict=True):
-        if leaning >= LEAN_SURE:
-            k.die = replace(k.die, value=None, reason="cocked",
-                            confidence=float(min(k.die.confidence, 1.0 - leaning)),
-                            alternatives=(k.die.value,))

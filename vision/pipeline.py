@@ -16,12 +16,14 @@ A reading, step by step; each step's details live in the module named:
    (`vision.close_up`); what the face network is sure is no face dropped;
 7. when no die body gave the size, the size at which the network sees dice best is tried too;
 8. the unsure: an unsure "die" of none of the profile's dice colours is none
-   (`Profile.dice_coloured`), and a read die leaning on another is cocked
-   (`vision.lean_net.check_lean`);
+   (`Profile.dice_coloured`), and a read die leaning on another is cocked (`check_lean`, with
+   the network of `vision.lean_net`);
 9. the dice in the input's pixels, those outside the profile's zones left out, and those cut
    by the edge of what is read that reach beyond them (a die on the tray's rim).
 
-Anything that does not fit a face layout is reported unsure with a reason.
+Anything that does not fit a face layout is reported unsure with a reason. The networks (the
+die finder, the face network, the lean check) are the caller's (`vision.readers`): they travel
+with the prepared image (`Scene.readers`) to every step that asks one.
 """
 
 from __future__ import annotations
@@ -31,7 +33,6 @@ from dataclasses import replace
 
 import numpy as np
 
-from vision.adaptation import adapted
 from vision.close_up import close_up
 from vision.combined import NET_SURE
 from vision.detect import (
@@ -43,11 +44,12 @@ from vision.detect import (
 )
 from vision.exposure import exposed
 from vision.exposure import gain as exposure_gain
-from vision.face_net import base_net, default_net, reading_with
-from vision.finder import Spot, default_finder
+from vision.face_net import FaceReader
+from vision.finder import Spot
 from vision.image_io import as_bgr
-from vision.lean_net import check_lean
+from vision.lean_net import LEAN_SURE, distance_from_centre, lean_patch
 from vision.profile import Profile
+from vision.readers import Readers, shipped
 from vision.scene_reading import SAME_DIE, Found, Scene, read_scene, steady, without_blanks
 from vision.straightening import Source, patch_source, straighten, working_copy
 from vision.types import Die
@@ -68,7 +70,8 @@ BESIDE = 1.1
 
 
 def read_dice(
-    image: np.ndarray, profile: Profile | None = None, *, lean_check: bool = True
+    image: np.ndarray, profile: Profile | None = None, *, readers: Readers | None = None,
+    lean_check: bool = True,
 ) -> list[Die]:
     """Every die in a BGR (or gray / BGRA) image of the tray, read or marked unsure.
 
@@ -81,20 +84,17 @@ def read_dice(
     are left out (and the image around them is not read), its empty tray replaces the
     modelled floor, and an unsure "die" whose body matches none of its dice colours (a hand,
     a coaster) is no die. Its adaptation to its dice (`vision.adaptation`) is the face
-    network's last layer for the whole reading."""
-    base = base_net()
-    with reading_with(adapted(base, profile.adaptation) if profile else None):
-        return _read_dice(image, profile, lean_check=lean_check)
+    network's last layer for the whole reading.
 
-
-def _read_dice(image: np.ndarray, profile: Profile | None, *, lean_check: bool) -> list[Die]:
-    scene = prepare(image, profile)
+    ``readers``: the networks to read with (`vision.readers`; None: the shipped ones)."""
+    scene = prepare(image, profile, readers)
     kept = _read(scene)
     if not scene.sized:
         # No die body gave the die size (white dice on a light floor): the size at which the
         # network sees dice best in the pip clusters is tried as well, and kept if more dice
         # read at it.
-        trial = _size_seen_best(scene.source, scene.candidates, scene.side)
+        trial = _size_seen_best(scene.source, scene.candidates, scene.side,
+                                scene.readers.face)
         if trial != scene.side:
             candidates, side = find_candidates(scene.look, trial)
             other = _read(replace(scene, side=side, candidates=candidates))
@@ -131,18 +131,21 @@ def _on_the_rim(die: Die, cand: Candidate, profile: Profile,
     return cut and not all(profile.in_zones(corner) for corner in die.corners)
 
 
-def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
+def prepare(image: np.ndarray, profile: Profile | None = None,
+            readers: Readers | None = None) -> Scene:
     """Normalise an image, bring it to the working size and find its die candidates.
 
     A profile's zones limit the work to the part of the image around them, and its empty
-    tray replaces the modelled floor."""
+    tray replaces the modelled floor. The scene is read with ``readers`` (None: the shipped
+    networks), the profile's adaptation in (`Readers.with_profile`)."""
+    readers = (shipped() if readers is None else readers).with_profile(profile)
     bgr = as_read(image, profile)
     shape = bgr.shape[:2]
     box = profile.zone_box(shape) if profile else (0, 0, shape[1], shape[0])
     x0, y0, x1, y1 = box
     bgr = bgr[y0:y1, x0:x1]
     h, w = bgr.shape[:2]
-    spots = default_finder().find(bgr)
+    spots = readers.finder.find(bgr)
     if profile and profile.die_side:
         side = measured = profile.die_side
     else:
@@ -166,7 +169,7 @@ def prepare(image: np.ndarray, profile: Profile | None = None) -> Scene:
         candidates = _with_spots(spots, scale, (h, w), candidates)
     return Scene(seen, source, scale, side_found, candidates,
                  profile.pip_polarity if profile else None, sized=measured is not None,
-                 box=box, input_size=(shape[1], shape[0]))
+                 box=box, input_size=(shape[1], shape[0]), readers=readers)
 
 
 def _checked_side(side: float | None, spots: list[Spot]) -> float | None:
@@ -221,7 +224,8 @@ def _read(scene: Scene) -> list[Found]:
     """One reading per die of a prepared scene (working pixels)."""
     kept = close_up(read_scene(scene), scene)
     # Blanks stay until here: in a close-up, they are the pips of one large die.
-    kept = steady(without_blanks(kept))
+    net = scene.readers.face
+    kept = steady(without_blanks(kept, net), net)
     if not scene.look.hue:
         # With no hue to tell shade by, shade stays in the foreground (`vision.detect`): a
         # region with nothing inside it to read ("low contrast") is taken for the shade it
@@ -230,13 +234,13 @@ def _read(scene: Scene) -> list[Found]:
     return kept
 
 
-def _size_seen_best(source: Source, candidates: list[Candidate], side: float) -> float:
-    """Of the die sides ``side`` x TRIAL_SIDES, the one at which the face network is sure of
-    a face on the most pip clusters (then: the surest on them overall)."""
+def _size_seen_best(source: Source, candidates: list[Candidate], side: float,
+                    net: FaceReader) -> float:
+    """Of the die sides ``side`` x TRIAL_SIDES, the one at which the face network ``net`` is
+    sure of a face on the most pip clusters (then: the surest on them overall)."""
     clusters = [c for c in candidates if c.source == "pips"]
     if not clusters:
         return side
-    net = default_net()
     best, best_score = side, (-1, 0.0)
     for factor in TRIAL_SIDES:
         trial = factor * side
@@ -247,6 +251,34 @@ def _size_seen_best(source: Source, candidates: list[Candidate], side: float) ->
         if score > best_score:
             best, best_score = trial, score
     return best
+
+
+def check_lean(kept: list[Found], scene: Scene) -> None:
+    """Report cocked each read die that the lean check (the scene's, `vision.lean_net`) is
+    LEAN_SURE sure leans, on another die or on the tray's wall. Its top face is whole and
+    fits a face, but the game asks for a re-throw."""
+    centre, image_side = scene.centre, scene.image_side
+    if centre is None or image_side is None:
+        return
+    # A die's side is its pips' grid's; a one has none (its outline is the side it was
+    # straightened at, which for a leaning die takes in its side face): it takes the other
+    # dice's, dice of a tray being of a size.
+    read = [(k, math.dist(*k.die.corners[:2])) for k in kept if k.die.value is not None]
+    sides = [side for k, side in read if k.die.value >= 2]
+    typical = float(np.median(sides)) if sides else None
+    checked = [(k, typical if k.die.value == 1 and typical is not None else side)
+               for k, side in read]
+    if not checked:
+        return
+    # The working copy shows a die about twice as wide as the check looks at it: enough.
+    patches = [lean_patch(scene.look.image, k.center, side, centre) for k, side in checked]
+    distances = [distance_from_centre(k.center, centre, image_side) for k, _ in checked]
+    leanings = scene.readers.lean.leaning(patches, distances)
+    for (k, _), leaning in zip(checked, leanings, strict=True):
+        if leaning >= LEAN_SURE:
+            k.die = replace(k.die, value=None, reason="cocked",
+                            confidence=float(min(k.die.confidence, 1.0 - leaning)),
+                            alternatives=(k.die.value,))
 
 
 def _values(found: list[Found]) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import collections
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -28,7 +28,8 @@ from vision.combined import (
     possible_values,
 )
 from vision.detect import Candidate, Look
-from vision.face_net import default_net
+from vision.face_net import FaceReader
+from vision.readers import Readers, shipped
 from vision.straightening import (
     FACE_PER_PITCH,
     PATCH_SIDE,
@@ -75,6 +76,8 @@ class Scene:
     # The part (x0, y0, x1, y1) of the input read (around a profile's zones); None: all of it.
     box: tuple[int, int, int, int] | None = None
     input_size: tuple[int, int] | None = None  # (w, h) of the whole input, zones or not
+    # The networks the scene is read with, a profile's adaptation in (`vision.readers`).
+    readers: Readers = field(default_factory=shipped, kw_only=True)
 
     @property
     def offset(self) -> tuple[int, int]:
@@ -127,17 +130,18 @@ class Found:
     probs: np.ndarray | None = None  # the face network's beliefs on the patch as cut
 
 
-def without_blanks(found: list[Found]) -> list[Found]:
-    """``found`` less its blanks: unsure "dice" the network is NET_NO_FACE sure show no die
-    face, their patch seen every way it can be turned or mirrored (`no_face_every_way`; as
-    cut, for a reading that kept no patch): a fingertip, a speck, a mark on the tray."""
+def without_blanks(found: list[Found], net: FaceReader) -> list[Found]:
+    """``found`` less its blanks: unsure "dice" the face network ``net`` is NET_NO_FACE sure
+    show no die face, their patch seen every way it can be turned or mirrored
+    (`no_face_every_way`; as cut, for a reading that kept no patch): a fingertip, a speck, a
+    mark on the tray."""
     # The mean over every view reaches NET_NO_FACE only if the patch as cut gives at least
     # this (each other view gives at most 1): the rest need no turned views.
     least = EVERY_WAY * NET_NO_FACE - (EVERY_WAY - 1)
     turned = [f for f in found
               if f.die.value is None and f.patch is not None and f.no_face >= least]
     beliefs = dict(zip(map(id, turned), no_face_every_way(
-        [f.patch for f in turned], [f.no_face for f in turned]), strict=True))
+        [f.patch for f in turned], [f.no_face for f in turned], net), strict=True))
     return [f for f in found if f.die.value is not None
             or beliefs.get(id(f), f.no_face) < NET_NO_FACE]
 
@@ -149,9 +153,9 @@ def without_blanks(found: list[Found]) -> list[Found]:
 STEADY_SURE = 0.98
 
 
-def steady(found: list[Found]) -> list[Found]:
-    """``found``, each read die that the face network reads as another value when its patch
-    is turned or mirrored left unsure: over the patch and its seven `other_views`, the
+def steady(found: list[Found], net: FaceReader) -> list[Found]:
+    """``found``, each read die that the face network ``net`` reads as another value when its
+    patch is turned or mirrored left unsure: over the patch and its seven `other_views`, the
     network's mean belief in another value is higher than in the value read. A reading
     must not depend on how the photo was taken; where it would, it is not guessed. A die
     the network is STEADY_SURE of as cut is not turned: the seven views cost most of a
@@ -161,7 +165,7 @@ def steady(found: list[Found]) -> list[Found]:
     if not read:
         return found
     turned_views = [v for f in read for v in other_views(f.patch)]
-    others = default_net().probabilities(turned_views).reshape(len(read), EVERY_WAY - 1, -1)
+    others = net.probabilities(turned_views).reshape(len(read), EVERY_WAY - 1, -1)
     for f, turned in zip(read, others, strict=True):
         mean = (f.probs + turned.sum(axis=0)) / EVERY_WAY
         value = f.die.value
@@ -175,6 +179,7 @@ def steady(found: list[Found]) -> list[Found]:
 def read_scene(scene: Scene) -> list[Found]:
     """One reading per die of a prepared scene (working pixels), blanks included."""
     mask, side, polarity = scene.look.mask, scene.side, scene.polarity
+    net = scene.readers.face
     found: list[Found] = []
     usable = scene.readable
     # Regions and split regions first, then pip clusters, each phase in one pass of the
@@ -183,7 +188,7 @@ def read_scene(scene: Scene) -> list[Found]:
     for sources in (("found", "body", "split"), ("pips",)):
         phase = [c for source in sources for c in usable
                  if c.source == source and not _read_already(c, found, side)]
-        seen = views(scene.source, [(c, candidate_side(c, side)) for c in phase])
+        seen = views(scene.source, [(c, candidate_side(c, side)) for c in phase], net)
         for cand, view in zip(phase, seen, strict=True):
             if _read_already(cand, found, side):
                 continue
@@ -195,10 +200,11 @@ def read_scene(scene: Scene) -> list[Found]:
                 continue
             if _blank_part(cand, view.probs):
                 continue
-            item = read_candidate(mask, cand, side, polarity, view)
+            item = read_candidate(mask, cand, side, polarity, view, net=net)
             # An unsure die the network sees a face on may be of another size than assumed.
             if item is not None and item.die.value is None and int(np.argmax(view.probs)) > 0:
-                item = read_resized(scene.source, mask, cand, side, polarity, view) or item
+                item = (read_resized(scene.source, mask, cand, side, polarity, view, net=net)
+                        or item)
             if item is not None:
                 found.append(item)
     # A region read whole and split is two dice when two of its parts read: its reading as
@@ -252,15 +258,15 @@ def same_die(point: tuple[float, float], found: Found, side: float) -> bool:
 
 def read_candidate(
     mask: np.ndarray, cand: Candidate, side: float, polarity: str | None, view: View,
-    *, alone: bool = True,
+    *, net: FaceReader, alone: bool = True,
 ) -> Found | None:
     """One straightened candidate as a die: read when the readers agree on a value whose pips
     lie on a die, unsure with a reason when it is a die they do not settle, None when it is
-    no die (pips with no die body, a pip cluster that does not read).
-    ``alone``: whether the face network's value may stand alone (`combined_reading`)."""
+    no die (pips with no die body, a pip cluster that does not read). ``net``: the face
+    network; ``alone``: whether its value may stand alone (`combined_reading`)."""
     die_side, patch, back = view.side, view.patch, view.back
     use_own = die_side != side
-    reading = combined_reading(patch, polarity, view.probs, alone=alone)
+    reading = combined_reading(patch, polarity, view.probs, net=net, alone=alone)
     h, w = mask.shape
     if reading.value is not None and reading.fit is not None:
         fit = reading.fit
@@ -318,7 +324,7 @@ def read_candidate(
 
 def read_resized(
     source: Source, mask: np.ndarray, cand: Candidate, side: float, polarity: str | None,
-    view: View,
+    view: View, *, net: FaceReader,
 ) -> Found | None:
     """A die left unsure at the size it was straightened with, read at RESIZE_TRIALS x that
     size: a region's outline or the typical side misjudges a die next to another, or one much
@@ -326,7 +332,7 @@ def read_resized(
     be the same at every trial size that reads one, and of at least MIN_RESIZED_VALUE pips:
     a face of one or two pips needs little to form at a wrong scale (zoomed in, two corners of
     a three fill the patch as a two)."""
-    trials = views(source, [(cand, view.side * f) for f in RESIZE_TRIALS])
+    trials = views(source, [(cand, view.side * f) for f in RESIZE_TRIALS], net)
     # The network bounds what each trial can read: no value of enough pips, none at all.
     possible = [possible_values(t.probs) for t in trials]
     if not any(max(values, default=0) >= MIN_RESIZED_VALUE for values in possible):
@@ -337,7 +343,7 @@ def read_resized(
             continue
         # The network alone reads no die here: a patch cut larger takes in a neighbour's face,
         # which it may read surely every way (a die leaning on this one).
-        found = read_candidate(mask, cand, side, polarity, trial, alone=False)
+        found = read_candidate(mask, cand, side, polarity, trial, net=net, alone=False)
         if found is None or found.die.value is None:
             continue
         if found.die.value < MIN_RESIZED_VALUE or (first and found.die.value != first.die.value):

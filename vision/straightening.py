@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from vision.detect import Candidate
-from vision.face_net import default_net
+from vision.face_net import FaceReader
 
 # Each die is straightened into a patch where its top face is PATCH_SIDE pixels.
 PATCH_SIDE = 48
@@ -100,12 +100,13 @@ class View:
     probs: np.ndarray | None = None
 
 
-def views(source: Source, placements: list[tuple[Candidate, float]]) -> list[View]:
-    """Each candidate straightened at its die side, with the face network's probabilities (one
-    pass of the network for all: cheaper than one per candidate)."""
+def views(source: Source, placements: list[tuple[Candidate, float]], net: FaceReader
+          ) -> list[View]:
+    """Each candidate straightened at its die side, with the face network ``net``'s
+    probabilities (one pass of the network for all: cheaper than one per candidate)."""
     seen = [View(side, *straighten(source.image, cand.center, cand.angle, side, source.zoom))
             for cand, side in placements]
-    for view, probs in zip(seen, default_net().probabilities([v.patch for v in seen]),
+    for view, probs in zip(seen, net.probabilities([v.patch for v in seen]),
                            strict=True):
         view.probs = probs
     return seen

@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     # OpenCV and the dice reader: loaded when the command runs.
     import cv2
 
-    from vision import ImageError, Profile, annotate, load_image, read_dice
+    from vision import ImageError, Profile, annotate, load_image, read_dice, shipped_readers
 
     profile = None
     if args.profile:
@@ -65,13 +65,14 @@ def run(args: argparse.Namespace) -> int:
             print(f"dicetower read: --annotate {out_dir}: cannot create it ({exc.strerror})",
                   file=sys.stderr)
             return 2
+    readers = shipped_readers()  # the networks, loaded once for every image
     failed = 0
     for path in args.images:
         try:
             image = load_image(path)
             start = time.perf_counter()
             try:
-                dice = read_dice(image, profile)
+                dice = read_dice(image, profile, readers=readers)
             except ValueError as exc:  # a profile that does not fit this camera's images
                 raise ImageError(f"{path}: {exc}") from exc
             except Exception as exc:

@@ -322,7 +322,8 @@ class CalibrationJob:
         try:
             while True:
                 try:
-                    outcome = calibrate_live(live, self.settings, knobs, self.ui)
+                    outcome = calibrate_live(live, self.settings, knobs, self.ui,
+                                             readers=self.controller.readers)
                     break
                 except _Redo:
                     self._skip_clear = True

@@ -40,7 +40,7 @@ from firmware_host.controller.tower_lights import show_game
 from firmware_host.hub import Dispense, GameHub, HubError, Journal
 from firmware_host.hub.replay import last_throw
 from firmware_host.rules import RuleError
-from vision import Die, Profile, annotate, read_dice
+from vision import Die, Profile, Readers, annotate, read_dice, shipped_readers
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,8 @@ class Controller:
                  read: Callable[[np.ndarray], list[Die]] | None = None,
                  heartbeat: Callable[[], None] | None = None,
                  on_accept: Callable[[Frame, dict[str, Any]], None] | None = None,
-                 sleep: Callable[[float], None] = time.sleep, tray: Any = None) -> None:
+                 sleep: Callable[[float], None] = time.sleep, tray: Any = None,
+                 readers: Readers | None = None) -> None:
         self.camera = camera
         self.tower = tower
         self.hub = hub
@@ -68,7 +69,9 @@ class Controller:
         self.heartbeat = heartbeat
         self.on_accept = on_accept
         self.sleep = sleep
-        self._read = read or (lambda image: read_dice(image, profile))
+        # The networks every reading of the tower uses (None: the shipped ones), loaded once.
+        self.readers = shipped_readers() if readers is None else readers
+        self._read = read or (lambda image: read_dice(image, profile, readers=self.readers))
         empty = profile.background_image() if profile is not None else None
         self.watcher = SettleWatcher(self._read_frozen, hold=hold, agree=agree,
                                      empty_tray=empty)
@@ -494,6 +497,7 @@ class Controller:
     def use_profile(self, profile: Profile) -> None:
         """Read the next frames with ``profile`` (its zones, empty tray and dice)."""
         with self._lock:
-            self.profile, self._read = profile, lambda image: read_dice(image, profile)
+            self.profile = profile
+            self._read = lambda image: read_dice(image, profile, readers=self.readers)
             self.watcher.set_empty_tray(profile.background_image())
             self.watcher.reset()

@@ -2,6 +2,9 @@
 
 Runs on one core (``cv2.setNumThreads(1)``), times `read_dice` alone (decoding excluded), and
 scores with `vision.lab.scoring` (the dataset's own matching rule), per source and overall.
+The networks read with are the shipped ones, those named by ``--face``, ``--finder`` and
+``--lean`` (a network trained on one half, read on the other), or with ``--loso`` each
+source's left-out ones (`vision.lab.loso`), given to `read_dice` as its ``readers``.
 """
 
 from __future__ import annotations
@@ -11,12 +14,18 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable
-from contextlib import AbstractContextManager, ExitStack, nullcontext
+from collections.abc import Iterable
+from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vision.lab.scoring import DEFAULT_DATASET
+
+if TYPE_CHECKING:
+    from vision.readers import Readers
+
+#: The options naming a network file, and the network each names.
+NETWORKS = {"face": "face network", "finder": "die finder", "lean": "lean check"}
 
 COLUMNS = ("images", "gt_dice", "correct", "wrong", "unsure", "missed", "extra")
 
@@ -79,6 +88,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="leave one source out: read each photo with the networks trained without its "
         "source, from DIR/<owner>/ (made by `python -m vision.lab.loso train DIR`)",
     )
+    for option, network in NETWORKS.items():
+        parser.add_argument(
+            f"--{option}", metavar="FILE",
+            help=f"read with this {network} (ONNX) instead of the shipped one, e.g. one "
+            "trained on --half even and read on --half odd",
+        )
     parser.set_defaults(func=run)
 
 
@@ -116,6 +131,13 @@ def usage_error(args: argparse.Namespace) -> str | None:
         return "--loso and --variants do not go together"
     if args.loso is not None and not Path(args.loso).is_dir():
         return f"--loso {args.loso}: no such folder"
+    for option in ("face", "finder"):
+        if args.loso is not None and getattr(args, option) is not None:
+            return f"--loso and --{option} do not go together (--loso names them per source)"
+    for option in NETWORKS:
+        named = getattr(args, option)
+        if named is not None and not Path(named).is_file():
+            return f"--{option} {named}: no such file"
     if args.limit is not None and args.limit < 0:
         return "--limit must be at least 0"
     if args.predictions is not None:
@@ -127,28 +149,49 @@ def usage_error(args: argparse.Namespace) -> str | None:
     return variants_error(args) if args.variants else None
 
 
-def models_for(args: argparse.Namespace) -> Callable[[str], AbstractContextManager]:
-    """What to read a source's photos within: the networks trained without that source
-    (``--loso``), or the shipped ones."""
-    if not args.loso:
-        return lambda source: nullcontext()
+def named_readers(args: argparse.Namespace) -> Readers:
+    """The networks ``--face``, ``--finder`` and ``--lean`` name (the shipped ones where none
+    is named); ValueError naming a file that holds no network OpenCV reads."""
+    # OpenCV and the networks load when a bench runs, not when the command line is parsed.
+    import cv2
+
+    from vision.readers import Readers
+
+    try:
+        return Readers.from_files(face=args.face, finder=args.finder, lean=args.lean)
+    except cv2.error:
+        raise ValueError(_unreadable(args)) from None
+
+
+def readers_for(args: argparse.Namespace, sources: Iterable[str]) -> dict[str, Readers]:
+    """The networks to read each source's photos with: those trained without that source
+    (``--loso``, with the lean check ``--lean`` names), or the `named_readers`, each file
+    loaded once. FileNotFoundError saying in one line what is missing; ValueError naming a
+    file that holds no network OpenCV reads."""
+    import cv2
+
     from vision.lab.loso import left_out
 
-    return lambda source: left_out(Path(args.loso), source)
-
-
-def _missing_models(args: argparse.Namespace, records: list[dict[str, Any]]) -> str | None:
-    """With ``--loso``: the first left-out network the records' sources need that is not
-    there, said in one line; else None."""
     if not args.loso:
-        return None
-    from vision.lab.loso import missing
+        return dict.fromkeys(sources, named_readers(args))
+    try:
+        return {source: left_out(Path(args.loso), source, args.lean)
+                for source in sorted(set(sources))}
+    except cv2.error:
+        raise ValueError(_unreadable(args)) from None
 
-    for source in sorted({r["source"] for r in records}):
-        problem = missing(Path(args.loso), source)
-        if problem:
-            return problem
-    return None
+
+def _unreadable(args: argparse.Namespace) -> str:
+    """That a network file named cannot be read, in one line."""
+    named = [f"--{option} {getattr(args, option)}" for option in NETWORKS
+             if getattr(args, option)]
+    named += [f"--loso {args.loso}"] if args.loso else []
+    return f"{', '.join(named)}: a network file there is no ONNX network OpenCV can read"
+
+
+def _named(args: argparse.Namespace) -> dict[str, str]:
+    """The network files named on the command line (option: file), for the report."""
+    return {option: getattr(args, option) for option in NETWORKS if getattr(args, option)}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -171,21 +214,22 @@ def run(args: argparse.Namespace) -> int:
         print(f"dicetower bench vision: {exc}", file=sys.stderr)
         return 2
     records = half_of(records, args.half)
-    models = models_for(args)
-    missing = _missing_models(args, records)
-    if missing:
-        print(f"dicetower bench vision: {missing}", file=sys.stderr)
+    try:
+        readers = readers_for(args, (r["source"] for r in records))
+        named = named_readers(args)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"dicetower bench vision: {exc}", file=sys.stderr)
         return 2
     if args.throws:
         from vision.lab import throws_bench
 
         all_records = load_manifest(dataset)
         part = records if args.limit is None else records[: args.limit]
-        return throws_bench.run(args, dataset, part, all_records, models)
+        return throws_bench.run(args, dataset, part, all_records, readers.get)
     if args.variants:
         from vision.lab import variants
 
-        return variants.run(args, dataset, records)
+        return variants.run(args, dataset, records, named)
     if args.limit is not None:
         records = records[: max(0, args.limit)]
     sizes = die_sizes(load_manifest(dataset))
@@ -205,10 +249,9 @@ def run(args: argparse.Namespace) -> int:
                 tqdm.write(str(exc), file=sys.stderr)
                 predictions.append({"image": rec["image"], "dice": [], "ms": None})
                 continue
-            with models(rec["source"]):
-                start = time.perf_counter()
-                dice = read_dice(image)
-                ms = (time.perf_counter() - start) * 1000.0
+            start = time.perf_counter()
+            dice = read_dice(image, readers=readers[rec["source"]])
+            ms = (time.perf_counter() - start) * 1000.0
             pred = {"image": rec["image"], "dice": [d.to_json() for d in dice], "ms": ms}
             predictions.append(pred)
             if out:
@@ -220,11 +263,14 @@ def run(args: argparse.Namespace) -> int:
     result = score(records, predictions)
     if args.json:
         result["dataset"] = str(dataset)
+        if _named(args):
+            result["networks"] = _named(args)
         print(json.dumps(result, indent=1))
     else:
         left_out = (f", each source read by the networks trained without it ({args.loso})"
                     if args.loso else "")
-        print(f"dataset: {dataset} ({len(records)} images{left_out})")
+        named = "".join(f", --{option} {file}" for option, file in _named(args).items())
+        print(f"dataset: {dataset} ({len(records)} images{left_out}{named})")
         print(table(result))
         for name, tally in errors:
             print(f"  {name}: wrong {tally.wrong}, missed {tally.missed}, extra {tally.extra}")

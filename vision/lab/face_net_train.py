@@ -3,12 +3,14 @@
 Usage::
 
     python -m vision.lab.face_net_train [DATASET] [--half even|odd|all] [--out FILE] [--seed N]
+                                        [--finder FILE]
 
 Needs the training extra (``pip install -e '.[train]'``: PyTorch and onnx); the product itself
 runs the result through OpenCV alone. Same dataset, seed and library versions, same model.
 
 Samples are cut the way the pipeline sees dice: every image goes through
-`vision.pipeline.prepare`, and each die candidate is labelled by the dataset's labels (a
+`vision.pipeline.prepare` (with the shipped die finder, or the one ``--finder`` names: the
+left-out finder of `vision.lab.loso`), and each die candidate is labelled by the dataset's labels (a
 candidate near a labelled die's centre takes its value, one far from every labelled die is
 "none": a speck, a tray mark, a pip cluster of a side face). Every labelled die is also cut at
 its labelled centre. Rendered trays (`vision.lab.render`, seeds far from those of the tests) add
@@ -21,8 +23,8 @@ draws new rotations (any angle: a die has no upright), shifts, scales, lighting,
 swaps and JPEG re-encodings of every sample.
 
 ``--half even|odd`` trains on every other image of the manifest (the bench's halves), so
-``dicetower bench vision --half odd`` with ``DICETOWER_FACE_NET`` set to the even model
-measures it on images it has never seen.
+``dicetower bench vision --half odd --face even.onnx`` measures the even model on images it
+has never seen.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from vision.lab import net_training
 from vision.lab.net_training import dataset_images, fit, relit, square_around
 from vision.lab.scoring import die_sizes, load_manifest
 from vision.pipeline import prepare
+from vision.readers import Readers
 from vision.scene_reading import Scene
 from vision.straightening import candidate_side, straighten
 
@@ -95,15 +98,16 @@ def label_centres(rec: dict) -> list[tuple[float, float, int, float | None]]:
     return out
 
 
-def dataset_samples(dataset: Path, half: str, log=print,
-                    leave_out: str | None = None) -> list[Sample]:
-    """Labelled candidate and labelled-centre samples from the dataset's images."""
+def dataset_samples(dataset: Path, half: str, log=print, leave_out: str | None = None,
+                    readers: Readers | None = None) -> list[Sample]:
+    """Labelled candidate and labelled-centre samples from the dataset's images, found with
+    ``readers`` (None: the shipped networks)."""
     # The typical die size of an image is measured over the whole manifest, as the bench does.
     records = load_manifest(dataset)
     sizes = dict(zip((r["image"] for r in records), die_sizes(records), strict=True))
     samples: list[Sample] = []
     for rec, image in dataset_images(dataset, half, log, leave_out=leave_out):
-        scene = prepare(image)
+        scene = prepare(image, readers=readers)
         s = sizes[rec["image"]] * scene.scale
         labels = [(x * scene.scale, y * scene.scale, v, own * scene.scale if own else None)
                   for x, y, v, own in label_centres(rec)]
@@ -124,7 +128,7 @@ def dataset_samples(dataset: Path, half: str, log=print,
     return samples
 
 
-def rendered_samples(seeds=RENDER_SEEDS) -> list[Sample]:
+def rendered_samples(seeds=RENDER_SEEDS, readers: Readers | None = None) -> list[Sample]:
     """Dice from rendered trays: flat ones with their value, leaning ones as "none"."""
     from vision.lab.render import random_tray, render_tray
 
@@ -135,7 +139,7 @@ def rendered_samples(seeds=RENDER_SEEDS) -> list[Sample]:
         n = int(rng.integers(2 * (touching + cocked), 9)) if touching + cocked else 3
         spec = random_tray(rng, max(n, 1), touching=touching, cocked=cocked)
         shot = render_tray(spec, seed=seed)
-        scene = prepare(shot.image)
+        scene = prepare(shot.image, readers=readers)
         for truth in shot.truth:
             x, y = truth.center[0] * scene.scale, truth.center[1] * scene.scale
             side = truth.side * scene.scale
@@ -144,7 +148,7 @@ def rendered_samples(seeds=RENDER_SEEDS) -> list[Sample]:
     return samples
 
 
-def varied_samples(seeds=VARIED_SEEDS) -> list[Sample]:
+def varied_samples(seeds=VARIED_SEEDS, readers: Readers | None = None) -> list[Sample]:
     """Dice from trays of the bar's variety (dark, coloured, translucent and marbled dice, light
     pips, hard shadows, glare): flat ones with their value, leaning ones as "none", and a few
     candidates far from every die (a shadow's edge, a glint, a hand) as "none"."""
@@ -158,7 +162,7 @@ def varied_samples(seeds=VARIED_SEEDS) -> list[Sample]:
         except ValueError:
             continue
         shot = render_tray(spec, seed=seed)
-        scene = prepare(shot.image)
+        scene = prepare(shot.image, readers=readers)
         dice = [((t.center[0] * scene.scale, t.center[1] * scene.scale), t.side * scene.scale,
                  0 if t.cocked else t.value) for t in shot.truth]
         for center, side, label in dice:
@@ -170,14 +174,14 @@ def varied_samples(seeds=VARIED_SEEDS) -> list[Sample]:
     return samples
 
 
-def print_samples(seeds=PRINT_SEEDS) -> list[Sample]:
+def print_samples(seeds=PRINT_SEEDS, readers: Readers | None = None) -> list[Sample]:
     """Candidates found on pages of print (`vision.lab.print_scenes`), all "none": a letter's
     counter is no pip."""
     from vision.lab.print_scenes import scene as print_scene
 
     samples: list[Sample] = []
     for seed in seeds:
-        scene = prepare(print_scene(seed))
+        scene = prepare(print_scene(seed), readers=readers)
         usable = scene.readable
         rng = np.random.default_rng(seed)
         for k in rng.permutation(len(usable))[:PRINT_PER_SCENE]:
@@ -231,21 +235,28 @@ def export(model, out: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = net_training.parser("python -m vision.lab.face_net_train", __doc__.split("\n\n")[0],
-                               DEFAULT_MODEL, EPOCHS).parse_args(argv)
+    parser = net_training.parser("python -m vision.lab.face_net_train",
+                                 __doc__.split("\n\n")[0], DEFAULT_MODEL, EPOCHS)
+    net_training.add_networks(parser, "finder")
+    args = parser.parse_args(argv)
     dataset = Path(args.dataset)
     if problem := net_training.setup(args.threads, dataset):
         print(problem, file=sys.stderr)
         return 2
+    try:
+        readers = net_training.readers(args)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"face_net_train: {exc}", file=sys.stderr)
+        return 2
     began = time.perf_counter()
     print(f"cutting samples from {dataset} (half: {args.half})")
-    samples = dataset_samples(dataset, args.half, leave_out=args.leave_out)
+    samples = dataset_samples(dataset, args.half, leave_out=args.leave_out, readers=readers)
     print("rendering trays")
-    samples += rendered_samples()
+    samples += rendered_samples(readers=readers)
     print("rendering trays of the bar's variety")
-    samples += varied_samples()
+    samples += varied_samples(readers=readers)
     print("drawing pages of print")
-    samples += print_samples()
+    samples += print_samples(readers=readers)
     counts = np.bincount([s.label for s in samples], minlength=len(CLASSES))
     print(f"{len(samples)} samples: " + ", ".join(
         f"{name} {n}" for name, n in zip(CLASSES, counts, strict=True)))

@@ -3,6 +3,7 @@
 Usage::
 
     python -m vision.lab.lean_net_train [DATASET] [--half even|odd|all] [--out FILE] [--seed N]
+                                        [--face FILE] [--finder FILE]
 
 Needs the training extra (``pip install -e '.[train]'``: PyTorch and onnx); the product itself
 runs the result through OpenCV alone. Same seed and library versions, same model.
@@ -14,13 +15,14 @@ to two pairs of touching dice (a neighbour's face beside a die is no side face);
 bar's variety (`varied_tray`) add dark, translucent and marbled dice, hard shadows, glare and
 dice leaning on the tray's wall. Real flat dice
 come from the dice-photos dataset: each die `vision.read_dice` reads (without the lean
-check) with its labelled value, cut where it was read. The dataset labels no leaning dice:
+check; with the shipped face network and die finder, or those ``--face`` and ``--finder``
+name) with its labelled value, cut where it was read. The dataset labels no leaning dice:
 its few dice that lean on the tray wall are taken as flat. Each epoch draws new shifts,
 scales, mirror images, lighting and colour swaps of every die.
 
 ``--half even|odd`` takes every other image of the manifest (the bench's halves), so
-``dicetower bench vision --half odd`` with ``DICETOWER_LEAN_NET`` set to the even model
-measures how often the check stops real flat dice it has never seen.
+``dicetower bench vision --half odd --lean lean_even.onnx`` measures how often the even
+model stops real flat dice it has never seen.
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ from vision.lean_net import (
     lean_patch,
     to_input,
 )
+from vision.pipeline import read_dice
+from vision.readers import Readers
 
 RENDER_SEEDS = range(200_000, 202_000)  # tests use seeds below 10,000
 VARIED_SEEDS = range(210_000, 211_000)  # the bar's variety (`varied_tray`)
@@ -112,16 +116,15 @@ def tray_samples(image: np.ndarray, truths) -> list[Sample]:
     return [cut(image, t.center, t.side, int(t.cocked)) for t in truths]
 
 
-def dataset_samples(dataset: Path, half: str, log=print,
-                    leave_out: str | None = None) -> list[Sample]:
-    """Flat samples: the dataset's dice as `vision.read_dice` reads them (without the lean
-    check), where the reading has the labelled value within half a die of a labelled die."""
-    from vision.pipeline import read_dice
-
+def dataset_samples(dataset: Path, half: str, log=print, leave_out: str | None = None,
+                    readers: Readers | None = None) -> list[Sample]:
+    """Flat samples: the dataset's dice as `vision.read_dice` reads them with ``readers``
+    (None: the shipped networks; without the lean check), where the reading has the labelled
+    value within half a die of a labelled die."""
     samples: list[Sample] = []
     for rec, image in dataset_images(dataset, half, log, every=100, leave_out=leave_out):
         labels = label_centres(rec)
-        for die in read_dice(image, lean_check=False):
+        for die in read_dice(image, readers=readers, lean_check=False):
             side = math.dist(*die.corners[:2])
             if die.value is not None and any(
                     v == die.value and math.dist(die.center, (x, y)) <= 0.5 * side
@@ -200,14 +203,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trays", type=int, default=len(RENDER_SEEDS))
     parser.add_argument("--varied", type=int, default=len(VARIED_SEEDS),
                         help="trays of the bar's variety, with dice leaning on its wall")
+    net_training.add_networks(parser, "face", "finder")
     args = parser.parse_args(argv)
     dataset = Path(args.dataset)
     if problem := net_training.setup(args.threads, dataset):
         print(problem, file=sys.stderr)
         return 2
+    try:
+        readers = net_training.readers(args)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"lean_net_train: {exc}", file=sys.stderr)
+        return 2
     began = time.perf_counter()
     print(f"reading flat dice in {dataset} (half: {args.half})")
-    samples = dataset_samples(dataset, args.half, leave_out=args.leave_out) * REAL_REPEATS
+    samples = dataset_samples(dataset, args.half, leave_out=args.leave_out,
+                              readers=readers) * REAL_REPEATS
     print(f"rendering {args.trays} trays")
     samples += rendered_samples(range(RENDER_SEEDS.start, RENDER_SEEDS.start + args.trays))
     print(f"rendering {args.varied} trays of the bar's variety")

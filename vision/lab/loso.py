@@ -5,7 +5,8 @@ source read by them, so a source judges networks that never saw it.
     dicetower bench vision --loso DIR        # each photo read by its source's left-out networks
 
 For each source, the die finder is trained without that source's photos (`finder_train`), then
-the face network (`face_net_train`) without them, its samples cut by that same left-out finder:
+the face network (`face_net_train`) without them, its samples cut by that same left-out finder
+(``--finder``):
 nothing the networks learn comes from the photos they are measured on. The rendered trays they
 learn from are drawn from seeds no test or bench draws. The lean check is the shipped one: it
 only turns read dice into cocked ones, so on an unseen source it can lower recall, never raise
@@ -15,17 +16,14 @@ it.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from vision.face_net import MODEL_ENV as FACE_ENV
-from vision.finder import MODEL_ENV as FINDER_ENV
 from vision.lab.scoring import DEFAULT_DATASET, load_manifest
+from vision.readers import Readers
 
 FINDER_FILE = "finder_net.onnx"
 FACE_FILE = "face_net.onnx"
@@ -46,46 +44,36 @@ def missing(root: Path, source: str) -> str | None:
     return None
 
 
-@contextlib.contextmanager
-def left_out(root: Path, source: str) -> Iterator[None]:
-    """Within this block, `vision.read_dice` reads with the networks trained without
-    ``source`` (FileNotFoundError saying what is missing when they are not there)."""
+def left_out(root: Path, source: str, lean: str | Path | None = None) -> Readers:
+    """The networks trained without ``source``, to read its photos with (``readers=`` of
+    `vision.read_dice`): its finder and face network, and the lean check ``lean`` (None: the
+    shipped one). FileNotFoundError saying what is missing when they are not there."""
     problem = missing(root, source)
     if problem:
         raise FileNotFoundError(problem)
     where = folder(root, source)
-    saved = {k: os.environ.get(k) for k in (FINDER_ENV, FACE_ENV)}
-    os.environ[FINDER_ENV] = str(where / FINDER_FILE)
-    os.environ[FACE_ENV] = str(where / FACE_FILE)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    return Readers.from_files(face=where / FACE_FILE, finder=where / FINDER_FILE, lean=lean)
 
 
 def train(root: Path, dataset: Path, sources: Sequence[str], steps: int, epochs: int,
           threads: int) -> None:
     """For each source, the finder then the face network trained without it, in ``root``.
-    Each runs in a process of its own: the face network's samples are cut by the left-out
-    finder, which a fresh process loads from the environment."""
+    Each runs in a process of its own; the face network's samples are cut by the left-out
+    finder (``--finder``)."""
     for source in sources:
         where = folder(root, source)
         where.mkdir(parents=True, exist_ok=True)
-        env = dict(os.environ, **{FINDER_ENV: str(where / FINDER_FILE)})
         began = time.monotonic()
         for module, extra in (
             ("vision.lab.finder_train", ["--steps", str(steps)]),
-            ("vision.lab.face_net_train", ["--epochs", str(epochs)]),
+            ("vision.lab.face_net_train", ["--epochs", str(epochs),
+                                           "--finder", str(where / FINDER_FILE)]),
         ):
             out = where / (FINDER_FILE if module.endswith("finder_train") else FACE_FILE)
             print(f"{source}: {module} -> {out}", flush=True)
             subprocess.run([sys.executable, "-m", module, str(dataset), "--leave-out", source,
                             "--out", str(out), "--threads", str(threads), *extra],
-                           env=env, check=True)
+                           check=True)
         print(f"{source}: done in {time.monotonic() - began:.0f} s", flush=True)
 
 

@@ -2,8 +2,9 @@
 
 The training loop (class-balanced loss, AdamW with a one-cycle schedule, deterministic
 algorithms), the ONNX export OpenCV's DNN module reads, and the command line's common
-options and setup. PyTorch is imported only inside these functions: the product runs the
-models through OpenCV alone and does not need it installed.
+options and setup, with the networks a script cuts its samples with (`add_networks`).
+PyTorch is imported only inside these functions: the product runs the models through OpenCV
+alone and does not need it installed.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 
 from vision.image_io import ImageError, load_image
 from vision.lab.scoring import DEFAULT_DATASET, half_of, load_manifest
+from vision.readers import Readers
 
 BATCH = 128
 SEED = 421
@@ -146,6 +148,27 @@ def parser(prog: str, description: str, default_out: Path, epochs: int) -> argpa
     p.add_argument("--epochs", type=int, default=epochs)
     p.add_argument("--threads", type=int, default=2, help="PyTorch threads")
     return p
+
+
+def add_networks(p: argparse.ArgumentParser, *names: str) -> None:
+    """Options naming the networks (``face``, ``finder``) the samples are cut with, instead of
+    the shipped ones: a network trained without the ``--leave-out`` source, for one."""
+    what = {"face": "face network", "finder": "die finder"}
+    for name in names:
+        p.add_argument(f"--{name}", metavar="FILE", default=None,
+                       help=f"cut the samples with this {what[name]} (ONNX; default: the "
+                       "shipped one)")
+
+
+def readers(args: argparse.Namespace) -> Readers:
+    """The networks the options of `add_networks` name (the shipped ones where none is named);
+    FileNotFoundError, or ValueError for a file that holds no network OpenCV reads."""
+    face, finder = getattr(args, "face", None), getattr(args, "finder", None)
+    try:
+        return Readers.from_files(face=face, finder=finder)
+    except cv2.error:
+        named = " or ".join(str(f) for f in (face, finder) if f)
+        raise ValueError(f"{named}: no ONNX network OpenCV can read") from None
 
 
 def setup(threads: int, dataset: Path) -> str | None:

@@ -24,12 +24,15 @@ import json
 import sys
 import time
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, ExitStack, nullcontext
+from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vision.lab import throws as cutting
 from vision.lab.scoring import Tally, percentile, score_image
+
+if TYPE_CHECKING:
+    from vision.readers import Readers
 
 OUTCOMES = ("right", "misread", "fewer", "more", "unsure")
 COUNTS = ("throws", "accepted", *OUTCOMES)
@@ -49,10 +52,11 @@ def outcome(values: Sequence[int | None], labels: Sequence[int]) -> str:
 
 def read_throws(dataset: Path, records: Sequence[dict[str, Any]],
                 all_records: Sequence[dict[str, Any]], padded: bool = True,
-                models: Callable[[str], AbstractContextManager] = lambda source: nullcontext(),
+                readers: Callable[[str], Readers | None] = lambda source: None,
                 ) -> list[dict[str, Any]]:
     """One reading per throw of the records (die sizes from ``all_records``), in order; each
-    read within ``models(source)`` (the networks to read that source with).
+    read with ``readers(source)``, the networks to read that source with (None: the shipped
+    ones).
 
     A reading: the photo, its source, the cut (``box``, x y w h in the photo), how the cut was
     placed in the image read (``scale``, ``offset``, ``size``), the ``labels``, the ``values``
@@ -84,10 +88,9 @@ def read_throws(dataset: Path, records: Sequence[dict[str, Any]],
             image, scale, offset = cutting.frame(cut)
         else:
             image, scale, offset = cut, 1.0, (0, 0)
-        with models(throw.source):
-            start = time.perf_counter()
-            dice = read_dice(image)
-            ms = (time.perf_counter() - start) * 1000.0
+        start = time.perf_counter()
+        dice = read_dice(image, readers=readers(throw.source))
+        ms = (time.perf_counter() - start) * 1000.0
         size = (image.shape[1], image.shape[0])
         record = cutting.throw_record(by_image[throw.image], throw, scale, offset, size)
         as_json = [d.to_json() for d in dice]
@@ -161,11 +164,11 @@ def table(result: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace, dataset: Path, records: list[dict[str, Any]],
         all_records: list[dict[str, Any]],
-        models: Callable[[str], AbstractContextManager] = lambda source: nullcontext()) -> int:
+        readers: Callable[[str], Readers | None] = lambda source: None) -> int:
     """The `--throws` run of `dicetower bench vision` (records after ``--half`` and ``--limit``;
-    each source read within ``models(source)``)."""
+    each source read with ``readers(source)``)."""
     padded = not args.unpadded
-    readings = read_throws(dataset, records, all_records, padded=padded, models=models)
+    readings = read_throws(dataset, records, all_records, padded=padded, readers=readers)
     if args.predictions:
         with ExitStack() as stack:
             out = stack.enter_context(open(args.predictions, "w", encoding="utf-8"))

@@ -29,6 +29,7 @@ import cv2
 import numpy as np
 
 from vision.lab.scoring import score
+from vision.readers import Readers
 
 # A variant: the image changed, and the map of its points back to the original's pixels.
 PointMap = Callable[[float, float], tuple[float, float]]
@@ -131,9 +132,11 @@ def _mapped(dice: list[dict[str, Any]], back: PointMap) -> list[dict[str, Any]]:
 def measure(
     dataset: Path, records: list[dict[str, Any]], seed: int = 0,
     names: Sequence[str] = tuple(VARIANTS), progress: bool | None = None,
+    readers: Readers | None = None,
 ) -> dict[str, Any]:
-    """Read each record's photo and its variants; per variant the scores and the photos whose
-    reading changed (``changed``: their names)."""
+    """Read each record's photo and its variants with ``readers`` (None: the shipped
+    networks); per variant the scores and the photos whose reading changed (``changed``:
+    their names)."""
     from tqdm import tqdm
 
     from vision import ImageError, load_image, read_dice
@@ -155,7 +158,7 @@ def measure(
         for name in ("original", *names):
             shown, back = (image, _identity) if name == "original" else VARIANTS[name](image, rng)
             start = time.perf_counter()
-            dice = [d.to_json() for d in read_dice(shown)]
+            dice = [d.to_json() for d in read_dice(shown, readers=readers)]
             ms = (time.perf_counter() - start) * 1000.0
             preds[name].append({"image": rec["image"], "dice": _mapped(dice, back), "ms": ms})
             if base is None:
@@ -212,10 +215,12 @@ def usage_error(args: argparse.Namespace) -> str | None:
     return None
 
 
-def run(args: argparse.Namespace, dataset: Path, records: list[dict[str, Any]]) -> int:
-    """The `--variants` run of `dicetower bench vision` (records after ``--half``)."""
+def run(args: argparse.Namespace, dataset: Path, records: list[dict[str, Any]],
+        readers: Readers | None = None) -> int:
+    """The `--variants` run of `dicetower bench vision` (records after ``--half``; read with
+    ``readers``, None: the shipped networks)."""
     records = pick(records, args.limit, args.seed)
-    result = measure(dataset, records, args.seed)
+    result = measure(dataset, records, args.seed, readers=readers)
     if args.predictions:
         with open(args.predictions, "w", encoding="utf-8") as out:
             for name, made in result["predictions"].items():
