@@ -115,3 +115,13 @@ def test_the_lean_checks_varied_trays_hold_leaning_dice() -> None:
                                draw=varied_spec)
     leaning = sum(s.label for s in samples)
     assert 0 < leaning < len(samples)
+
+
+def test_the_face_networks_varied_trays_are_counted_and_bounded(capsys) -> None:
+    from vision.lab.face_net_train import VARIED_SEEDS, main
+
+    for wrong in ("-1", str(len(VARIED_SEEDS) + 1)):
+        with pytest.raises(SystemExit) as stop:
+            main(["--varied", wrong, "--epochs", "1"])
+        assert stop.value.code == 2
+        assert "--varied: 0 to 600" in capsys.readouterr().err

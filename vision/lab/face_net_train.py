@@ -15,9 +15,10 @@ candidate near a labelled die's centre takes its value, one far from every label
 "none": a speck, a tray mark, a pip cluster of a side face). Every labelled die is also cut at
 its labelled centre. Rendered trays (`vision.lab.render`, seeds far from those of the tests) add
 dice of other colours and dice leaning on another die, which are "none": their top face is
-not flat, and the game asks for a re-throw; trays of the bar's variety (`varied_tray`: dark,
-coloured, translucent and marbled dice with dark or light pips, hard shadows, glare) add the
-dice no photo of the dataset shows. Pages of print (`vision.lab.print_scenes`) add
+not flat, and the game asks for a re-throw; with ``--varied N``, N trays of the bar's variety
+(`varied_tray`: dark, coloured, translucent and marbled dice with dark or light pips, hard
+shadows, glare) add the dice no photo of the dataset shows (the shipped model has none: see
+docs/lab/vision-finder.md). Pages of print (`vision.lab.print_scenes`) add
 letters as "none": a round letter's counter is a one's pip to every pip reader. Each epoch
 draws new rotations (any angle: a die has no upright), shifts, scales, lighting, colour
 swaps and JPEG re-encodings of every sample.
@@ -238,7 +239,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = net_training.parser("python -m vision.lab.face_net_train",
                                  __doc__.split("\n\n")[0], DEFAULT_MODEL, EPOCHS)
     net_training.add_networks(parser, "finder")
+    parser.add_argument("--varied", type=int, default=0, metavar="N",
+                        help=f"add N trays of the bar's variety (at most {len(VARIED_SEEDS)}; "
+                        "default 0, as the shipped model)")
     args = parser.parse_args(argv)
+    if not 0 <= args.varied <= len(VARIED_SEEDS):
+        parser.error(f"--varied: 0 to {len(VARIED_SEEDS)}")
     dataset = Path(args.dataset)
     if problem := net_training.setup(args.threads, dataset):
         print(problem, file=sys.stderr)
@@ -253,8 +259,9 @@ def main(argv: list[str] | None = None) -> int:
     samples = dataset_samples(dataset, args.half, leave_out=args.leave_out, readers=readers)
     print("rendering trays")
     samples += rendered_samples(readers=readers)
-    print("rendering trays of the bar's variety")
-    samples += varied_samples(readers=readers)
+    if args.varied:
+        print(f"rendering {args.varied} trays of the bar's variety")
+        samples += varied_samples(VARIED_SEEDS[:args.varied], readers=readers)
     print("drawing pages of print")
     samples += print_samples(readers=readers)
     counts = np.bincount([s.label for s in samples], minlength=len(CLASSES))
