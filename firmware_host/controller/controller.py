@@ -5,15 +5,13 @@
     controller.run(stop_event)                                       # until stop_event is set
 
 Each frame goes to the `SettleWatcher`; a still tray read the same `agree` times goes to the
-referee (421) or the square tracker (4D); the input they make goes to the game's hub
-(`firmware_host.hub.GameHub`), which writes it (and the dispenses it makes) to the journal
-before anyone hears of it; the controller, one of the hub's subscribers, then lights the seats
-and pays. A refused throw moves nothing: the status light asks for the throw again and the
-scoreboard says why, in the page's language.
+referee (421) or the square tracker (4D); their input goes to the game's hub (`GameHub`),
+which journals it (and its dispenses) before anyone hears of it; the controller, one of the
+hub's subscribers, then lights the seats and pays. A refused throw moves nothing: the status
+light asks for it again and the scoreboard says why.
 
-The camera may fail at any time (`camera_link`): the tower shows the error, keeps the game,
-and reopens the camera by itself. Buttons and the game master's page submit their inputs to
-the same hub; the page asks the tower itself only for what `hub.ports.TowerActions` names.
+The camera may fail at any time (`camera_link`): the tower shows it, keeps the game and
+reopens the camera. Buttons and the game master's page submit inputs to the same hub.
 """
 
 from __future__ import annotations
@@ -69,8 +67,7 @@ class Controller:
         self.heartbeat = heartbeat
         self.on_accept = on_accept
         self.sleep = sleep
-        # The networks every reading of the tower uses (None: the shipped ones), loaded once.
-        self.readers = shipped_readers() if readers is None else readers
+        self.readers = shipped_readers() if readers is None else readers  # loaded once
         self._read = read or (lambda image: read_dice(image, profile, readers=self.readers))
         empty = profile.background_image() if profile is not None else None
         self.watcher = SettleWatcher(self._read_frozen, hold=hold, agree=agree,
