@@ -11,9 +11,10 @@ runs the result through OpenCV alone. Same seed and library versions, same model
 Leaning dice come from rendered trays (`vision.lab.render`, seeds far from those of the tests),
 which vary the camera's height (how wide a flat die's side faces show), the image size, die
 sizes, colours, floors and light; each holds up to two dice leaning on another die and up
-to two pairs of touching dice (a neighbour's face beside a die is no side face); trays of the
-bar's variety (`varied_tray`) add dark, translucent and marbled dice, hard shadows, glare and
-dice leaning on the tray's wall. Real flat dice
+to two pairs of touching dice (a neighbour's face beside a die is no side face); with
+``--varied N``, N trays of the bar's variety (`varied_tray`) add dark, translucent and marbled
+dice, hard shadows, glare and dice leaning on the tray's wall (the shipped model has none:
+docs/lab/vision-finder.md). Real flat dice
 come from the dice-photos dataset: each die `vision.read_dice` reads (without the lean
 check; with the shipped face network and die finder, or those ``--face`` and ``--finder``
 name) with its labelled value, cut where it was read. The dataset labels no leaning dice:
@@ -201,10 +202,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = net_training.parser("python -m vision.lab.lean_net_train", __doc__.split("\n\n")[0],
                                  DEFAULT_MODEL, EPOCHS)
     parser.add_argument("--trays", type=int, default=len(RENDER_SEEDS))
-    parser.add_argument("--varied", type=int, default=len(VARIED_SEEDS),
-                        help="trays of the bar's variety, with dice leaning on its wall")
+    parser.add_argument("--varied", type=int, default=0, metavar="N",
+                        help=f"add N trays of the bar's variety, with dice leaning on its wall "
+                        f"(at most {len(VARIED_SEEDS)}; default 0, as the shipped model)")
     net_training.add_networks(parser, "face", "finder")
     args = parser.parse_args(argv)
+    if not 0 <= args.varied <= len(VARIED_SEEDS):
+        parser.error(f"--varied: 0 to {len(VARIED_SEEDS)}")
     dataset = Path(args.dataset)
     if problem := net_training.setup(args.threads, dataset):
         print(problem, file=sys.stderr)
@@ -220,9 +224,9 @@ def main(argv: list[str] | None = None) -> int:
                               readers=readers) * REAL_REPEATS
     print(f"rendering {args.trays} trays")
     samples += rendered_samples(range(RENDER_SEEDS.start, RENDER_SEEDS.start + args.trays))
-    print(f"rendering {args.varied} trays of the bar's variety")
-    samples += rendered_samples(range(VARIED_SEEDS.start, VARIED_SEEDS.start + args.varied),
-                                draw=varied_spec)
+    if args.varied:
+        print(f"rendering {args.varied} trays of the bar's variety")
+        samples += rendered_samples(VARIED_SEEDS[:args.varied], draw=varied_spec)
     leaning = sum(s.label for s in samples)
     print(f"{len(samples)} dice: {leaning} leaning, {len(samples) - leaning} flat")
     model = train(samples, args.seed, args.epochs)
