@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 
 import cv2
@@ -117,11 +118,12 @@ def test_the_lean_checks_varied_trays_hold_leaning_dice() -> None:
     assert 0 < leaning < len(samples)
 
 
-def test_the_face_networks_varied_trays_are_counted_and_bounded(capsys) -> None:
-    from vision.lab.face_net_train import VARIED_SEEDS, main
-
-    for wrong in ("-1", str(len(VARIED_SEEDS) + 1)):
+@pytest.mark.parametrize("script", ["face_net_train", "lean_net_train"])
+def test_the_varied_trays_are_counted_and_bounded(script: str, capsys) -> None:
+    module = importlib.import_module(f"vision.lab.{script}")
+    most = len(module.VARIED_SEEDS)
+    for wrong in ("-1", str(most + 1)):
         with pytest.raises(SystemExit) as stop:
-            main(["--varied", wrong, "--epochs", "1"])
+            module.main(["--varied", wrong, "--epochs", "1"])
         assert stop.value.code == 2
-        assert "--varied: 0 to 600" in capsys.readouterr().err
+        assert f"--varied: 0 to {most}" in capsys.readouterr().err
