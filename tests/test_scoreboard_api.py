@@ -14,7 +14,8 @@ from helpers import GameMaster, logged_in
 import firmware_host.scoreboard as scoreboard_package
 from firmware_host.hub import GameHub
 from firmware_host.scoreboard.app import create_app
-from firmware_host.scoreboard.auth import FailureLimiter, generate_pin, pin_matches
+from firmware_host.scoreboard.auth import FailureLimiter
+from firmware_host.web_guard import generate_pin, pin_matches
 
 PIN = "4821"
 PLAYERS = ["Ana", "Ben", "Cleo"]

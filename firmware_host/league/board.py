@@ -10,9 +10,7 @@ and runs a tournament night (`bracket`).
 
 from __future__ import annotations
 
-import hmac
 import json
-import secrets
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -35,6 +33,7 @@ from flask import (
 
 from firmware_host.league.store import LeagueStore, StreamsEnded
 from firmware_host.league.texts import DEFAULT_LANGUAGE, LANGUAGES, labels
+from firmware_host.web_guard import csrf_token, generate_pin, guard, pin_matches
 
 DEFAULTS: dict[str, Any] = {
     "LEAGUE_PIN": None,  # None: a random 6-digit PIN, read it from app.config
@@ -45,10 +44,6 @@ DEFAULTS: dict[str, Any] = {
     "SESSION_COOKIE_SAMESITE": "Strict",
     "MAX_CONTENT_LENGTH": 16 * 1024,
 }
-CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
-)
 LANGUAGE_COOKIE = "lang"
 
 board = Blueprint("league", __name__)
@@ -62,25 +57,15 @@ def create_app(store: LeagueStore, config: Mapping[str, Any] | None = None, *,
     app.config.from_mapping(DEFAULTS)
     if config:
         app.config.from_mapping(config)
-    app.config.setdefault("SECRET_KEY", None)
-    if not app.config["SECRET_KEY"]:
-        app.config["SECRET_KEY"] = secrets.token_hex(32)
+    guard(app)
     if app.config["LEAGUE_PIN"] is None:
-        app.config["LEAGUE_PIN"] = f"{secrets.randbelow(10**6):06d}"
+        app.config["LEAGUE_PIN"] = generate_pin()
     app.extensions["dicetower.league"] = store
     snapshots = Snapshots(store, app.config)
     snapshots.tournament = tournament
     app.extensions["dicetower.league.snapshots"] = snapshots
     app.extensions["dicetower.tournament"] = tournament
     app.register_blueprint(board)
-
-    @app.after_request
-    def security_headers(response: Response) -> Response:
-        response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
-        return response
-
     return app
 
 
@@ -125,7 +110,7 @@ def _page(template: str, **values: Any) -> Response:
     language = _language()
     html = render_template(template, lang=language, languages=LANGUAGES,
                            t=labels(language), admin=bool(session.get("admin")),
-                           csrf=_csrf(), **values)
+                           csrf=csrf_token(), **values)
     response = make_response(html)
     response.headers["Cache-Control"] = "no-store"
     if request.args.get("lang") in LANGUAGES:
@@ -134,14 +119,8 @@ def _page(template: str, **values: Any) -> Response:
     return response
 
 
-def _csrf() -> str:
-    if "csrf" not in session:
-        session["csrf"] = secrets.token_hex(16)
-    return str(session["csrf"])
-
-
 def _check_csrf() -> None:
-    if not hmac.compare_digest(str(request.form.get("csrf", "")), _csrf()):
+    if not pin_matches(str(request.form.get("csrf", "")), csrf_token()):
         abort(400)
 
 
@@ -228,8 +207,7 @@ def admin() -> Response:
     message = None
     if request.method == "POST" and not session.get("admin"):
         _check_csrf()
-        if hmac.compare_digest(str(request.form.get("pin", "")),
-                               str(current_app.config["LEAGUE_PIN"])):
+        if pin_matches(str(request.form.get("pin", "")), str(current_app.config["LEAGUE_PIN"])):
             session["admin"] = True
         else:
             message = labels(_language())["wrong_pin"]

@@ -20,12 +20,12 @@ from firmware_host.scoreboard.api import get_hub
 from firmware_host.scoreboard.auth import (
     admin_required,
     csrf_protected,
-    csrf_token,
     is_admin,
     log_in,
     log_out,
 )
 from firmware_host.scoreboard.errors import ApiError
+from firmware_host.web_guard import csrf_token
 
 admin = Blueprint("admin", __name__, url_prefix="/api/admin")
 

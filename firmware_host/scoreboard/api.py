@@ -6,9 +6,10 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from firmware_host.hub.ports import HubAccess
 from firmware_host.rules import KNOBS, PRESETS
-from firmware_host.scoreboard.auth import csrf_token, is_admin
+from firmware_host.scoreboard.auth import is_admin
 from firmware_host.scoreboard.errors import ApiError
 from firmware_host.scoreboard.sse import CLIENT_FULL, ClientLimit, StateStream
+from firmware_host.web_guard import csrf_token
 
 api = Blueprint("api", __name__, url_prefix="/api")
 

@@ -7,23 +7,23 @@ tower (if any) for what only it can do through `TowerActions`.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask, Response
+from flask import Flask
 
 from firmware_host.hub import GameHub
 from firmware_host.hub.ports import HubAccess, LeagueSeat, TowerActions
 from firmware_host.scoreboard.admin import admin
 from firmware_host.scoreboard.api import api
-from firmware_host.scoreboard.auth import FailureLimiter, check_pin, generate_pin
+from firmware_host.scoreboard.auth import FailureLimiter, check_pin
 from firmware_host.scoreboard.calibration_api import calibration_api
 from firmware_host.scoreboard.errors import register_error_handlers
 from firmware_host.scoreboard.i18n import DEFAULT_LANGUAGE, init_languages
 from firmware_host.scoreboard.odds import DEFAULT_ODDS_MODE, OddsService, check_odds_mode
 from firmware_host.scoreboard.pages import pages
 from firmware_host.scoreboard.sse import ClientLimit
+from firmware_host.web_guard import generate_pin, guard
 
 DEFAULTS: dict[str, Any] = {
     "SCOREBOARD_PIN": None,  # None: a random 6-digit PIN, read it from app.config
@@ -46,13 +46,6 @@ DEFAULTS: dict[str, Any] = {
     "SEND_FILE_MAX_AGE_DEFAULT": 3600,
 }
 
-# Everything is served by the tower itself; nothing may load from elsewhere.
-CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
-)
-
-
 def create_app(
     config: Mapping[str, Any] | None = None,
     hub: HubAccess | None = None,
@@ -73,9 +66,7 @@ def create_app(
     app.config.from_mapping(DEFAULTS)
     if config:
         app.config.from_mapping(config)
-    if not app.config.get("SECRET_KEY"):
-        # Sessions last as long as the process: a restart logs the game master out.
-        app.config["SECRET_KEY"] = secrets.token_hex(32)
+    guard(app)
     if app.config["SCOREBOARD_PIN"] is None:
         app.config["SCOREBOARD_PIN"] = generate_pin()
     try:
@@ -105,14 +96,6 @@ def create_app(
     app.register_blueprint(calibration_api)
     app.register_blueprint(pages)
     register_error_handlers(app)
-
-    @app.after_request
-    def security_headers(response: Response) -> Response:
-        response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
-        return response
-
     return app
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import hmac
-import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -19,15 +18,11 @@ from typing import Any, TypeVar
 from flask import current_app, request, session
 
 from firmware_host.scoreboard.errors import ApiError
+from firmware_host.web_guard import new_csrf_token, pin_matches
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 CSRF_HEADER = "X-CSRF-Token"
-
-
-def generate_pin(digits: int = 6) -> str:
-    """A random numeric PIN, easy to type on a phone."""
-    return "".join(secrets.choice("0123456789") for _ in range(digits))
 
 
 PIN_MIN_DIGITS = 4
@@ -43,20 +38,6 @@ def check_pin(pin: object) -> str:
             f"the PIN must be at least {PIN_MIN_DIGITS} digits (0-9), not {pin!r}"
         )
     return text
-
-
-def pin_matches(given: str, expected: str) -> bool:
-    """Constant-time comparison, so timing tells nothing about how many digits were right."""
-    return hmac.compare_digest(given.encode(), expected.encode())
-
-
-def csrf_token() -> str:
-    """The session's CSRF token, created on first use (it also starts the session)."""
-    token = session.get("csrf")
-    if not token:
-        token = secrets.token_urlsafe(24)
-        session["csrf"] = token
-    return token
 
 
 def is_admin() -> bool:
@@ -201,8 +182,7 @@ def log_in(pin: str) -> None:
         raise ApiError(401, "wrong_pin", "wrong_pin")
     limiter.reset(client)
     session["admin"] = True
-    # A fresh token after a privilege change: one seen before login is worth nothing after.
-    session["csrf"] = secrets.token_urlsafe(24)
+    new_csrf_token()
 
 
 def log_out() -> None:

@@ -9,10 +9,11 @@ from __future__ import annotations
 from flask import Blueprint, Response, current_app, make_response, render_template, request
 
 from firmware_host.scoreboard.api import get_hub, odds_shown
-from firmware_host.scoreboard.auth import csrf_token, is_admin
+from firmware_host.scoreboard.auth import is_admin
 from firmware_host.scoreboard.i18n import LANGUAGE_COOKIE, LANGUAGES, labels, page_language
 from firmware_host.scoreboard.network import hostname, qr_svg
 from firmware_host.scoreboard.odds import odds_labels
+from firmware_host.web_guard import csrf_token
 
 pages = Blueprint("pages", __name__)
 
