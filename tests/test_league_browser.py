@@ -3,11 +3,8 @@ a reload, and fits the phone's width."""
 
 from __future__ import annotations
 
-import tempfile
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
+from test_scoreboard_browser import browser  # noqa: F401 (a fixture)
 
 from firmware_host.league.board import create_app
 from firmware_host.league.server import BoardServer
@@ -16,36 +13,12 @@ from tests.test_league_store import _feed, _game_actions
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-PHONE = {"width": 390, "height": 844, "pixelRatio": 2}
 WAIT = 10  # seconds at most; an update takes milliseconds
 
 
 @pytest.fixture
-def phone() -> Iterator[object]:
-    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
-        pytest.skip(f"headless browser tests need {CHROMIUM} and {CHROMEDRIVER} "
-                    "(Debian: apt install chromium chromium-driver)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    with tempfile.TemporaryDirectory(prefix="dicetower-chromium-") as profile:
-        options = Options()
-        options.binary_location = str(CHROMIUM)
-        for flag in ("--headless=new", "--no-sandbox", "--disable-gpu",
-                     "--disable-dev-shm-usage", "--no-first-run",
-                     "--disable-background-networking", f"--user-data-dir={profile}"):
-            options.add_argument(flag)
-        options.add_experimental_option("mobileEmulation", {"deviceMetrics": PHONE})
-        driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)),
-                                  options=options)
-        driver.set_page_load_timeout(WAIT)
-        try:
-            yield driver
-        finally:
-            driver.quit()
+def phone(browser: object) -> object:  # noqa: F811 (the fixture imported above)
+    return browser  # the scoreboard's headless Chromium, a phone's screen
 
 
 def test_the_board_is_live_on_a_phone(tmp_path, phone) -> None:
