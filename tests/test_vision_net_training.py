@@ -93,6 +93,25 @@ def test_print_samples_are_all_none_and_few_per_scene() -> None:
     assert len(samples) <= 4 * PRINT_PER_SCENE
 
 
+def test_cloths_are_seeded_dotted_and_their_samples_all_none() -> None:
+    from vision.lab import print_scenes
+    from vision.lab.face_net_train import CLOTH_SEEDS, PRINT_PER_SCENE, cloth_samples
+
+    first = CLOTH_SEEDS.start
+    assert np.array_equal(print_scenes.cloth(first), print_scenes.cloth(first))
+    assert not np.array_equal(print_scenes.cloth(first), print_scenes.cloth(first + 1))
+    for seed in range(first, first + 4):
+        image = print_scenes.cloth(seed)
+        assert image.shape == (*print_scenes.SIZE, 3) and image.dtype == np.uint8
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        ink = (grey > grey.mean()).astype(np.uint8)
+        ink = ink if ink.mean() < 0.5 else 1 - ink
+        assert cv2.connectedComponents(ink)[0] - 1 > 20  # many dots, not a plain cloth
+    samples = cloth_samples(range(first, first + 3))
+    assert samples and all(s.label == 0 and s.group == "cloth" for s in samples)
+    assert len(samples) <= 3 * PRINT_PER_SCENE
+
+
 def test_varied_samples_hold_each_die_of_the_tray_and_a_few_strays() -> None:
     from vision.lab.face_net_train import STRAYS_PER_VARIED, VARIED_SEEDS, varied_samples
     from vision.lab.render import render_tray, varied_tray

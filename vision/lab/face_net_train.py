@@ -19,7 +19,8 @@ not flat, and the game asks for a re-throw; with ``--varied N``, N trays of the 
 (`varied_tray`: dark, coloured, translucent and marbled dice with dark or light pips, hard
 shadows, glare) add the dice no photo of the dataset shows (the shipped model has none: see
 docs/lab/vision-finder.md). Pages of print (`vision.lab.print_scenes`) add
-letters as "none": a round letter's counter is a one's pip to every pip reader. Each epoch
+letters as "none": a round letter's counter is a one's pip to every pip reader; dotted cloths
+add plain dots in rows, as "none" too. Each epoch
 draws new rotations (any angle: a die has no upright), shifts, scales, lighting, colour
 swaps and JPEG re-encodings of every sample.
 
@@ -58,6 +59,7 @@ VARIED_SEEDS = range(110_000, 110_600)  # the bar's variety (`varied_tray`): oth
 STRAYS_PER_VARIED = 6  # candidates far from every die kept per varied tray: shadows, glare
 PRINT_SEEDS = range(200_000, 200_160)
 PRINT_PER_SCENE = 24  # candidates kept per print scene: many scenes rather than many letters
+CLOTH_SEEDS = range(220_000, 220_080)  # dotted cloths: plain dots in rows are no face
 EPOCHS = 120
 
 
@@ -190,6 +192,21 @@ def print_samples(seeds=PRINT_SEEDS, readers: Readers | None = None) -> list[Sam
     return samples
 
 
+def cloth_samples(seeds=CLOTH_SEEDS, readers: Readers | None = None) -> list[Sample]:
+    """Candidates found on dotted cloths (`vision.lab.print_scenes.cloth`), all "none": plain
+    dots in rows are no face."""
+    from vision.lab.print_scenes import cloth
+
+    samples: list[Sample] = []
+    for seed in seeds:
+        scene = prepare(cloth(seed), readers=readers)
+        usable = scene.readable
+        rng = np.random.default_rng(seed)
+        for k in rng.permutation(len(usable))[:PRINT_PER_SCENE]:
+            samples.append(_candidate_sample(scene, usable[int(k)], 0, "cloth"))
+    return samples
+
+
 def augmented(sample: Sample, rng: np.random.Generator) -> np.ndarray:
     """The sample straightened as the pipeline would, under a random pose and lighting."""
     c = sample.crop.shape[0] / 2.0
@@ -264,6 +281,8 @@ def main(argv: list[str] | None = None) -> int:
         samples += varied_samples(VARIED_SEEDS[:args.varied], readers=readers)
     print("drawing pages of print")
     samples += print_samples(readers=readers)
+    print("drawing dotted cloths")
+    samples += cloth_samples(readers=readers)
     counts = np.bincount([s.label for s in samples], minlength=len(CLASSES))
     print(f"{len(samples)} samples: " + ", ".join(
         f"{name} {n}" for name, n in zip(CLASSES, counts, strict=True)))

@@ -1,4 +1,5 @@
-"""Scenes with no dice, for training the face network to say "no face": pages of print.
+"""Scenes with no dice, for training the face network to say "no face": pages of print and
+patterned cloths.
 
 A round letter's counter on its ink is a light round mark on an even dark ground, as a
 one's pip is. The pip readers cannot tell them apart (see docs/lab/vision-notebook.md,
@@ -87,4 +88,37 @@ def scene(seed: int) -> np.ndarray:
     image = cv2.warpAffine(image, turn, (w, h), borderMode=cv2.BORDER_REFLECT)
     if rng.random() < 0.5:
         image = cv2.GaussianBlur(image, (0, 0), float(rng.uniform(0.5, 1.2)))
+    return image
+
+
+def cloth(seed: int) -> np.ndarray:
+    """Cloth ``seed``: a tablecloth or coaster print of plain dots (any spacing, size, colours
+    and angle, in a square or staggered grid, sometimes jittered), seen as a camera would.
+
+    A plain dot of a pip's size in a row of its like is what a face's pips look like to any
+    reader that counts round marks; only a network that has seen such cloths as "none" can
+    tell them from a face. `tests/test_vision_no_dice.py` judges three upright staggered
+    polka cloths with fixed spacings; these are drawn at other angles and spacings.
+    """
+    rng = np.random.default_rng(seed)
+    h, w = SIZE
+    ground, ink = _colours(rng)
+    if rng.random() < 0.5:
+        ground, ink = ink, ground
+    spacing = float(rng.uniform(16, 80))
+    radius = max(2, round(spacing * rng.uniform(0.1, 0.34)))
+    staggered = rng.random() < 0.5
+    jitter = spacing * (rng.uniform(0, 0.15) if rng.random() < 0.4 else 0.0)
+    side = int(np.hypot(h, w)) + 2 * int(spacing)
+    big = np.full((side, side, 3), ground, np.uint8)
+    for row, y in enumerate(np.arange(spacing / 2, side, spacing)):
+        offset = spacing / 2 if staggered and row % 2 else 0.0
+        for x in np.arange(spacing / 2 + offset, side, spacing):
+            dx, dy = rng.normal(0, jitter, 2) if jitter else (0.0, 0.0)
+            cv2.circle(big, (round(x + dx), round(y + dy)), radius, ink, -1, cv2.LINE_AA)
+    turn = cv2.getRotationMatrix2D((side / 2.0, side / 2.0), float(rng.uniform(0, 360)), 1.0)
+    turn[:, 2] -= ((side - w) / 2.0, (side - h) / 2.0)
+    image = cv2.warpAffine(big, turn, (w, h), borderMode=cv2.BORDER_REFLECT)
+    if rng.random() < 0.5:
+        image = cv2.GaussianBlur(image, (0, 0), float(rng.uniform(0.5, 1.5)))
     return image
