@@ -82,6 +82,16 @@ def test_matching_is_value_blind_so_a_misread_counts_as_wrong() -> None:
     assert tally.recall == 0.0
 
 
+def test_a_photo_where_fewer_than_half_the_dice_are_found_is_counted_lost() -> None:
+    three = [{"value": v, "bbox": [200 * k, 0, 40, 40]} for k, v in enumerate((1, 2, 3))]
+    rec = _record("die", three)
+    (size,) = die_sizes([rec])
+    one_found = [{"value": None, "center": [20, 20]}]
+    two_found = [*one_found, {"value": 5, "center": [220, 20]}]
+    assert score_image(rec, size, one_found).half_lost == 1
+    assert score_image(rec, size, two_found).half_lost == 0  # found, even if unsure or wrong
+
+
 def test_score_reports_per_source_and_overall_metrics() -> None:
     two = [{"value": 1, "bbox": [0, 0, 40, 40]}, {"value": 2, "bbox": [200, 0, 40, 40]}]
     a = _record("die", two, image="images/a/1.jpg", source="a")

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 #: The options naming a network file, and the network each names.
 NETWORKS = {"face": "face network", "finder": "die finder", "lean": "lean check"}
 
-COLUMNS = ("images", "gt_dice", "correct", "wrong", "unsure", "missed", "extra")
+COLUMNS = ("images", "gt_dice", "correct", "wrong", "unsure", "missed", "extra", "half_lost")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -103,7 +103,9 @@ def _fmt(x: float | None, digits: int = 3) -> str:
 
 def table(result: dict[str, Any]) -> str:
     """The per-source and overall rows as fixed-width text."""
-    head = f"{'source':<38}" + "".join(f"{c:>8}" for c in (*COLUMNS, "recall", "precis"))
+    # half_lost: photos where fewer than half the labelled dice were found at all.
+    names = [c.replace("half_lost", "halflost") for c in (*COLUMNS, "recall", "precis")]
+    head = f"{'source':<38}" + "".join(f"{c:>8}" for c in names)
     head += f"{'ms_med':>8}{'ms_p95':>8}"
     lines = [head, "-" * len(head)]
     rows = [*result["per_source"].items(), ("ALL", result["overall"])]

@@ -27,7 +27,7 @@ BOX_MARGIN = 0.25  # x S, added on each side of "die" boxes
 PIP_RADIUS = 0.75  # x S, radius around the centre of a "pips" box
 DIAG_FALLBACK = 0.06  # x image diagonal, last-resort die size
 FORBIDDEN = 1.0e6  # cost of a pair the rule does not allow
-COUNTS = ("gt_dice", "correct", "wrong", "unsure", "missed", "extra", "extra_null")
+COUNTS = ("gt_dice", "correct", "wrong", "unsure", "missed", "extra", "extra_null", "half_lost")
 
 
 def load_manifest(dataset: str | Path) -> list[dict[str, Any]]:
@@ -238,6 +238,7 @@ class Tally:
     missed: int = 0
     extra: int = 0
     extra_null: int = 0
+    half_lost: int = 0  # images where fewer than half the labelled dice were found at all
     ms: list[float] = field(default_factory=list)
 
     def add(self, other: Tally) -> None:
@@ -286,6 +287,8 @@ def score_image(
             tally.correct += 1
         else:
             tally.wrong += 1
+    if 2 * tally.missed > tally.gt_dice:
+        tally.half_lost = 1
     matched = {j for j in assign if j is not None}
     for j, d in enumerate(dice):
         if j not in matched:
