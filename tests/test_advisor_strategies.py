@@ -12,11 +12,11 @@ import pytest
 from scipy.stats import binomtest
 
 from firmware_host.advisor.strategies import Strategy, faces_by_position, make_strategy
-from firmware_host.camera.simulated import SimulatedTray
 from firmware_host.cli import main
-from firmware_host.controller.table import Habits, VirtualTable
 from firmware_host.rules.fourd import best_combination, legal_results
 from firmware_host.rules.simulation import play
+from firmware_host.simulation.table import Habits, VirtualTable
+from firmware_host.simulation.tray import SimulatedTray
 
 PLAYERS = ["Ana", "Ben", "Cleo"]
 
@@ -107,7 +107,7 @@ def test_the_table_keeps_its_habits_without_a_strategy() -> None:
 
 
 def test_demo_takes_a_strategy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from firmware_host.controller.demo import Demo, DemoOptions
+    from firmware_host.simulation.demo import Demo, DemoOptions
 
     demo = Demo(DemoOptions(journal=tmp_path / "d.sqlite3", serve=False, strategy="advisor"),
                 say=lambda _: None)

@@ -18,8 +18,10 @@ from calibration import dice as dice_step
 from calibration.agreement import agreement
 from calibration.dice import two_sizes
 from calibration.tray import find_tray, parse_tray, propose_zones
-from firmware_host.camera.simulated import SimulatedCamera, SimulatedTray, TrayLayout
 from firmware_host.cli import main
+from firmware_host.simulation.camera import SimulatedCamera
+from firmware_host.simulation.scene import TrayLayout
+from firmware_host.simulation.tray import SimulatedTray
 from vision import Die, Profile
 
 SEED = 11

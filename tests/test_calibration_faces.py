@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 
 from calibration import adapt, faces
-from calibration.benchmark import careless
 from calibration.labels import Labelled, load_labels, place_by_reading
 from firmware_host.cli import main
+from firmware_host.simulation.bench_calibrate import careless
 from vision import Die, Profile, read_dice, shipped_readers
 from vision.adaptation import Adaptation, adapted, fit, softmax
 
@@ -243,7 +243,8 @@ def test_the_simulated_tray_tells_the_values_live() -> None:
     from calibration.report import Reporter
     from calibration.session import Settings, calibrate_live
     from calibration.sources import LiveThrows, SimulatedTable
-    from firmware_host.camera.simulated import SimulatedCamera, SimulatedTray
+    from firmware_host.simulation.camera import SimulatedCamera
+    from firmware_host.simulation.tray import SimulatedTray
 
     tray = SimulatedTray(seed=3)
     camera = SimulatedCamera(tray)

@@ -22,8 +22,9 @@ from calibration.session import Settings, calibrate_live
 from calibration.sources import LiveThrows, SimulatedTable, still_image
 from calibration.tray import lightness
 from firmware_host.camera import CameraError
-from firmware_host.camera.simulated import REFERENCE_EXPOSURE, SimulatedCamera, SimulatedTray
 from firmware_host.cli import main
+from firmware_host.simulation.camera import SimulatedCamera
+from firmware_host.simulation.tray import REFERENCE_EXPOSURE, SimulatedTray
 from vision import Profile
 
 FAST = ("--throws", "2", "--checks", "1")

@@ -30,12 +30,13 @@ from test_scoreboard_browser import (  # noqa: F401 (a fixture)
 from test_scoreboard_tower import GameMaster, error_of, game_master, not_disabled
 
 from calibration.tray import order_corners, propose_zones
-from firmware_host.camera.simulated import SimulatedCamera, SimulatedTray
 from firmware_host.controller.controller import Controller
 from firmware_host.hub import GameHub
 from firmware_host.hub.journal import Journal
 from firmware_host.scoreboard.app import create_app
 from firmware_host.scoreboard.server import BackgroundServer
+from firmware_host.simulation.camera import SimulatedCamera
+from firmware_host.simulation.tray import SimulatedTray
 from hardware import EXAMPLE_PINMAP, SimulatedTower, load_pinmap, simulated_pinmap
 from vision import Profile
 

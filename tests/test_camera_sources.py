@@ -21,14 +21,10 @@ from firmware_host.camera import (
 from firmware_host.camera.base import check_frame
 from firmware_host.camera.capture import VideoCaptureCamera
 from firmware_host.camera.folder import FolderCamera
-from firmware_host.camera.simulated import (
-    MOVE_FRAMES,
-    TUMBLE_FRAMES,
-    PlacedDie,
-    SimulatedCamera,
-    SimulatedTray,
-    TrayLayout,
-)
+from firmware_host.commands.camera_sources import offer_simulated_camera
+from firmware_host.simulation.camera import SimulatedCamera
+from firmware_host.simulation.scene import PlacedDie, TrayLayout
+from firmware_host.simulation.tray import MOVE_FRAMES, TUMBLE_FRAMES, SimulatedTray
 
 # A tray half the default size: each picture is drawn four times faster.
 SMALL = TrayLayout(width=320, height=240, side=24.0,
@@ -40,11 +36,22 @@ SMALL = TrayLayout(width=320, height=240, side=24.0,
 
 
 def test_spec_simulated_takes_tray_and_camera_options() -> None:
+    offer_simulated_camera()  # as the commands that build a camera from a spec do
     camera = camera_from_spec(" simulated ", seed=3, colours="red/white", fps=5.0)
     assert isinstance(camera, SimulatedCamera)
     assert camera.tray.colours == "red/white"
     assert camera.fps == 5.0
     assert not camera.is_open
+
+
+def test_spec_simulated_is_refused_until_the_command_line_offers_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The camera package never imports the simulated tower: only an offer makes it a source.
+    monkeypatch.setattr("firmware_host.camera._OFFERED", {})
+    with pytest.raises(CameraError, match=r"'simulated'.*command line"):
+        camera_from_spec("simulated")
+    offer_simulated_camera()
+    assert isinstance(camera_from_spec("simulated"), SimulatedCamera)
 
 
 def test_spec_usb_is_a_device_index() -> None:
@@ -377,6 +384,7 @@ def test_simulated_frames_have_the_layout_size_and_frame_time(tray: SimulatedTra
 
 
 def test_the_default_tray_is_640_by_480() -> None:
+    offer_simulated_camera()
     camera = camera_from_spec("simulated", seed=1)
     with camera:
         assert camera.read().image.shape == (480, 640, 3)

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from firmware_host.camera.simulated import SimulatedTray
-from firmware_host.controller.table import Habits, VirtualTable, worth_keeping
 from firmware_host.rules import new_game
 from firmware_host.rules.scripting import open_with
+from firmware_host.simulation.table import Habits, VirtualTable, worth_keeping
+from firmware_host.simulation.tray import SimulatedTray
 
 NO_RANDOM_STOP = replace(Habits.clean(), stop=0.0)  # stops only when a rule says so
 OLD_HABITS = replace(Habits.clean(), keep_good_hands=False)
@@ -102,7 +102,7 @@ def test_random_habits_stop_at_random_whatever_the_hand() -> None:
 
 
 def test_the_demo_maps_its_strategy_to_the_table(tmp_path: Path) -> None:
-    from firmware_host.controller.demo import Demo, DemoOptions
+    from firmware_host.simulation.demo import Demo, DemoOptions
 
     for strategy, keeps_good in [(None, True), ("random", False), ("simple", True)]:
         demo = Demo(DemoOptions(journal=tmp_path / f"{strategy}.sqlite3", serve=False,

@@ -81,8 +81,9 @@ def test_the_game_master_hears_that_loaded_dice_look_biased(journal: Journal) ->
 
 
 def test_the_real_controller_gives_the_page_its_journal(journal: Journal) -> None:
-    from firmware_host.camera.simulated import SimulatedCamera, SimulatedTray
     from firmware_host.controller.controller import Controller
+    from firmware_host.simulation.camera import SimulatedCamera
+    from firmware_host.simulation.tray import SimulatedTray
     from hardware import EXAMPLE_PINMAP, SimulatedTower, load_pinmap, simulated_pinmap
 
     record_throws(journal, 6, DEFAULT_QUESTION.dice_needed(), DEFAULT_QUESTION.loaded_die(2))

@@ -231,9 +231,10 @@ def test_confirm_passes_the_count_to_the_tower(store: GameHub, tower: FakeTower)
 def test_the_real_controller_answers_through_the_endpoint(tmp_path: Path) -> None:
     """The hook's contract with the controller over a real journal: a dispense left
     *started* by a crash becomes *doubt*; the game master's count settles it."""
-    from firmware_host.camera.simulated import SimulatedCamera, SimulatedTray
     from firmware_host.controller.controller import Controller
     from firmware_host.hub.journal import Journal
+    from firmware_host.simulation.camera import SimulatedCamera
+    from firmware_host.simulation.tray import SimulatedTray
     from hardware import EXAMPLE_PINMAP, SimulatedTower, load_pinmap, simulated_pinmap
 
     store = GameHub()

@@ -9,8 +9,9 @@ import json
 import numpy as np
 import pytest
 
-from firmware_host.camera.simulated import SimulatedCamera, SimulatedTray
 from firmware_host.cli import main
+from firmware_host.simulation.camera import SimulatedCamera
+from firmware_host.simulation.tray import SimulatedTray
 
 #: sha256 of the 8th frame of a classic tray (seed 7) after throwing 4, 2, 1 with one die
 #: cocked, taken before the varied scene existed: the classic scene must not move.

@@ -25,9 +25,9 @@ import pytest
 from tower_checks import PIN, Scoreboard, audit_tokens, replay_journal, tray_counts
 
 from firmware_host.camera import Frame, simulated
-from firmware_host.controller.demo import Demo, DemoOptions, next_square
 from firmware_host.controller.square import faces_by_position, facing
-from firmware_host.controller.table import Habits
+from firmware_host.simulation.demo import Demo, DemoOptions, next_square
+from firmware_host.simulation.table import Habits
 
 STUCK_SECONDS = 120.0
 

@@ -208,10 +208,11 @@ def test_loso_train_gives_the_face_network_the_left_out_finder(tmp_path, monkeyp
 
 
 def test_the_tower_reads_every_frame_with_its_readers(tmp_path) -> None:
-    from firmware_host.camera.simulated import SimulatedCamera, SimulatedTray
     from firmware_host.controller.controller import Controller
     from firmware_host.hub import GameHub
     from firmware_host.hub.journal import Journal
+    from firmware_host.simulation.camera import SimulatedCamera
+    from firmware_host.simulation.tray import SimulatedTray
     from hardware import EXAMPLE_PINMAP, SimulatedTower, load_pinmap, simulated_pinmap
 
     journal = Journal(tmp_path / "journal.sqlite3")

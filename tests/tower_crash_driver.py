@@ -26,9 +26,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from firmware_host.camera import simulated
-from firmware_host.camera.simulated import PlacedDie
-from firmware_host.controller.demo import Demo, DemoOptions
+from firmware_host.simulation import tray as simulated_tray
+from firmware_host.simulation.demo import Demo, DemoOptions
+from firmware_host.simulation.scene import PlacedDie
 
 #: Where a life can be cut short, besides a timer.
 KILL_POINTS = (
@@ -53,7 +53,7 @@ class Life:
                 self.log_file.write("\n")  # the last life died in the middle of a line
         self.tray_path = Path(spec["tray"])
         # Two frames of dice in flight instead of four: the motion is seen all the same.
-        simulated.TUMBLE_FRAMES = 2
+        simulated_tray.TUMBLE_FRAMES = 2
         options = DemoOptions(preset=spec["preset"], players=list(spec["players"]),
                               knobs=dict(spec.get("knobs") or {}), seed=int(spec["seed"]),
                               fast=True, serve=False, games=1, journal=Path(spec["journal"]),

@@ -2,7 +2,9 @@
 
 One small interface (`CameraSource`: `open`, `read -> Frame`, `close`, `set_controls`) over:
 
-- ``simulated``: `SimulatedCamera` filming a `SimulatedTray` (the demo, benchmarks, tests);
+- ``simulated``: `SimulatedCamera` filming a `SimulatedTray` (the demo, benchmarks, tests),
+  which lives with the simulated tower (`firmware_host.simulation`): this package never imports
+  it, the command line offers it (`offer_source`, `firmware_host.commands.camera_sources`);
 - ``usb:0`` (a device index), a video file or a network stream (``rtsp://``, ``http://``):
   `VideoCaptureCamera`, through OpenCV;
 - ``folder:DIR``: `FolderCamera`, a folder of images replayed as frames;
@@ -11,12 +13,14 @@ One small interface (`CameraSource`: `open`, `read -> Frame`, `close`, `set_cont
 
 `camera_from_spec(text)` turns the text of a config file or a command-line option into a
 source (not opened yet); a spec it cannot use is a `ValueError` saying what it accepts, and
-``picamera2`` where its module cannot be imported a `CameraError` saying so.
+``picamera2`` where its module cannot be imported (or ``simulated`` where no one offered it) a
+`CameraError` saying so.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,19 +30,28 @@ from firmware_host.camera.capture import VideoCaptureCamera
 SPEC_HELP = ("'simulated', 'usb:N' (webcam N), 'picamera2', 'folder:DIR', 'file:VIDEO', "
              "or an rtsp:// or http(s):// stream URL")
 
+# Sources made outside this package, by spec: the simulated camera belongs to the simulated
+# tower, which nothing that runs at the bar may import (it draws with the lab's renderer), so
+# the command line offers it here rather than this package reaching for it.
+_OFFERED: dict[str, Callable[..., CameraSource]] = {}
+
+
+def offer_source(spec: str, make: Callable[..., CameraSource]) -> None:
+    """From now on, `camera_from_spec(spec, **options)` is ``make(**options)``."""
+    _OFFERED[spec] = make
+
 
 def camera_from_spec(spec: str, **options: Any) -> CameraSource:
     """The camera source named by ``spec`` (see `SPEC_HELP`); ``options`` go to its class."""
     text = spec.strip()
     kind, _, rest = text.partition(":")
-    # The sources that bring the renderer, the dice reader (folder) or picamera2 load with
-    # their first use: naming a camera (as a configuration check does) opens and loads nothing.
+    if text in _OFFERED:
+        return _OFFERED[text](**options)
     if text == "simulated":
-        from firmware_host.camera.simulated import SimulatedCamera, SimulatedTray
-
-        tray_options = {k: options.pop(k) for k in ("colours", "floor", "seed", "noise")
-                        if k in options}
-        return SimulatedCamera(SimulatedTray(**tray_options), **options)
+        raise CameraError("camera 'simulated' is the simulated tower's, which only the "
+                          "dicetower command line loads (dicetower run, doctor, calibrate)")
+    # The sources that bring the dice reader (folder) or picamera2 load with their first use:
+    # naming a camera (as a configuration check does) opens and loads nothing.
     if text == "picamera2":
         try:
             module = importlib.import_module("firmware_host.camera.picamera")
@@ -68,4 +81,5 @@ def camera_from_spec(spec: str, **options: Any) -> CameraSource:
     raise ValueError(f"unknown camera {spec!r}; use {SPEC_HELP}")
 
 
-__all__ = ["CONTROLS", "SPEC_HELP", "CameraError", "CameraSource", "Frame", "camera_from_spec"]
+__all__ = ["CONTROLS", "SPEC_HELP", "CameraError", "CameraSource", "Frame", "camera_from_spec",
+           "offer_source"]

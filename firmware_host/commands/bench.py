@@ -12,9 +12,9 @@ import importlib
 BENCHMARK_MODULES = (
     "vision.lab.benchmark",
     "firmware_host.scoreboard.benchmark",
-    "firmware_host.controller.benchmark",
+    "firmware_host.simulation.bench_tower",
     "firmware_host.advisor.benchmark",
-    "calibration.benchmark",
+    "firmware_host.simulation.bench_calibrate",
     "firmware_host.league.benchmark",
 )
 

@@ -158,7 +158,9 @@ def _live(args: argparse.Namespace, settings: Any, ui: Any) -> Any:
     from calibration.session import calibrate_live
     from calibration.sources import LiveThrows, PersonTable, SimulatedTable
     from firmware_host.camera import camera_from_spec
+    from firmware_host.commands.camera_sources import offer_simulated_camera
 
+    offer_simulated_camera()
     try:
         camera = camera_from_spec(args.camera)
     except ValueError as exc:

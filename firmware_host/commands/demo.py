@@ -95,7 +95,7 @@ def _run(args: argparse.Namespace) -> int:
 
         return run_demo(args)
     # The simulated tower (OpenCV, the renderer, Flask): loaded when the demo runs.
-    from firmware_host.controller.demo import Demo, DemoOptions
+    from firmware_host.simulation.demo import Demo, DemoOptions
 
     try:
         players, knobs = checked_game(args.preset, args.players, args.knob)

@@ -85,8 +85,10 @@ def run_checks(path: Path, *, journal: Path | None = None) -> list[Check]:
     """Every check, in the order shown."""
     # The tower's parts (pydantic, OpenCV, Flask, gpiozero) load when the checks run, not
     # when the command line starts.
+    from firmware_host.commands.camera_sources import offer_simulated_camera
     from firmware_host.controller.config import ConfigError, load_config
 
+    offer_simulated_camera()
     checks: list[Check] = []
     config: Any = None
     try:

@@ -56,8 +56,10 @@ def _fail(message: str, code: int = 2) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     # Pydantic and the camera sources: loaded when the command runs.
+    from firmware_host.commands.camera_sources import offer_simulated_camera
     from firmware_host.controller.config import EXAMPLE_CONFIG, ConfigError, load_config
 
+    offer_simulated_camera()
     if args.example:
         print(EXAMPLE_CONFIG.read_text(encoding="utf-8"), end="")
         return 0

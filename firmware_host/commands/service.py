@@ -142,8 +142,10 @@ def _config(path: Path | None, home: Path) -> tuple[Path, Path]:
     """The configuration, absolute, checked as `dicetower run` would check it, and the
     journal it names."""
     # Pydantic and the camera sources: loaded when the command runs.
+    from firmware_host.commands.camera_sources import offer_simulated_camera
     from firmware_host.controller.config import ConfigError, load_config
 
+    offer_simulated_camera()
     config = (path or home / "dicetower" / "tower.toml").expanduser().absolute()
     if any(ord(char) < 32 or ord(char) == 127 for char in str(config)):
         # A newline would end the unit's ExecStart= line: systemd has no way to quote it.

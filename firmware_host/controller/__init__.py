@@ -6,7 +6,7 @@ dice, counts, the 4D square) or a reasoned request to throw again; the input goe
 (`firmware_host.hub`), which applies it through the rules engine and journals it before it is
 carried out; the controller, one of the hub's subscribers, carries out its effects on the
 tower (`tower_lights`, `dispenser`). `calibration_job` calibrates the running tower from the
-game master's page; `assembly` builds the real tower from `config` (`tower.toml`), `demo` a
-simulated one. The vision pipeline and the rules engine stay pure: only this package joins
-them to the hardware.
+game master's page; `assembly` builds the tower from `config` (`tower.toml`); the demo's
+simulated one is `firmware_host.simulation`'s, which nothing here imports. The vision pipeline
+and the rules engine stay pure: only this package joins them to the hardware.
 """

@@ -244,7 +244,8 @@ def simulated_rows(throws: int, seed: int, say: Any = print, *,
     from calibration.report import Reporter
     from calibration.session import Settings, calibrate_live
     from calibration.sources import LiveThrows, SimulatedTable, still_image
-    from firmware_host.camera.simulated import SimulatedCamera, SimulatedTray
+    from firmware_host.simulation.camera import SimulatedCamera
+    from firmware_host.simulation.tray import SimulatedTray
     from vision import shipped_readers
 
     readers = shipped_readers()
@@ -399,7 +400,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m calibration.benchmark",
+    parser = argparse.ArgumentParser(prog="python -m firmware_host.simulation.bench_calibrate",
                                      description=__doc__.splitlines()[0])
     add_arguments(parser)
     return run(parser.parse_args(argv))

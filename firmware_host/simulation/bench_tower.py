@@ -80,8 +80,8 @@ def run_benchmark(throws: int = 200, preset: str = "tim-11", seed: int = 11,
     return the figures (delays in milliseconds)."""
     # The tower (OpenCV, the renderer, Flask): loaded when the benchmark runs, not when the
     # command line starts.
-    from firmware_host.camera.simulated import SimulatedCamera
-    from firmware_host.controller.demo import Demo, DemoOptions
+    from firmware_host.simulation.camera import SimulatedCamera
+    from firmware_host.simulation.demo import Demo, DemoOptions
 
     watch = _Watch()
     with TemporaryDirectory(prefix="dicetower-bench-") as folder:

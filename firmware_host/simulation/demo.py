@@ -23,16 +23,17 @@ from typing import Any
 
 from firmware_host.advisor.strategies import make_strategy
 from firmware_host.camera import Frame
-from firmware_host.camera.simulated import SimulatedCamera, SimulatedTray
 from firmware_host.controller.controller import Controller
 from firmware_host.controller.settle import Outcome
 from firmware_host.controller.square import faces_by_position, facing
-from firmware_host.controller.table import Habits, TokenTray, VirtualTable
 from firmware_host.hub import GameHub, Journal
 from firmware_host.rules.fourd import next_near
 from firmware_host.rules.texts import render_text
 from firmware_host.scoreboard.app import create_app
 from firmware_host.scoreboard.server import BackgroundServer
+from firmware_host.simulation.camera import SimulatedCamera
+from firmware_host.simulation.table import Habits, TokenTray, VirtualTable
+from firmware_host.simulation.tray import SimulatedTray
 from hardware import EXAMPLE_PINMAP, SimulatedTower, load_pinmap, simulated_pinmap
 
 HOPPER_TOKENS = 120

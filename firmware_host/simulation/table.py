@@ -23,12 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from firmware_host.camera.simulated import PlacedDie, SimulatedTray, TrayTruth
 from firmware_host.controller.square import faces_by_position, presenting
 from firmware_host.rules import legal_results
 from firmware_host.rules.fourd import DEFAULT_NEAR, THROWER, next_near
 from firmware_host.rules.hands import hand_name, rank_table
 from firmware_host.rules.simulation import GOOD_ENOUGH
+from firmware_host.simulation.scene import PlacedDie, TrayTruth
+from firmware_host.simulation.tray import SimulatedTray
 
 
 class TokenTray:

@@ -1,10 +1,10 @@
-"""A simulated tray under a simulated camera: the demo's, the benchmarks' and the tests' tower.
+"""The simulated tray: the demo's, the benchmarks' and the tests' tower.
 
 `SimulatedTray` is the physical tray: which dice rest where (roll zone, keep zone, outside),
 and what happens next (dice tumbling in, a hand reaching in, a die left cocked against
-another, the 4D square turned). `SimulatedCamera` films it: every frame is a picture drawn by
-the renderer (`vision.render`), so the controller reads it with the real vision pipeline,
-exactly as it reads a real camera's frames.
+another, the 4D square turned). `SimulatedCamera` (`firmware_host.simulation.camera`) films
+it: every frame is a picture drawn by the lab's renderer (`vision.lab.render`), so the
+controller reads it with the real vision pipeline, exactly as it reads a real camera's frames.
 
     tray = SimulatedTray(seed=7)
     camera = SimulatedCamera(tray)
@@ -23,14 +23,13 @@ AnalogueGain (`set_controls`) scale the light before it clips, gain the noise to
 alone, every frame is as it was without them.
 
 ``scene="varied"`` draws every throw with other dice, floor, light, camera and die size
-(`firmware_host.camera.simulated_scene`); its profile then holds the zones only.
+(`firmware_host.simulation.scene`); its profile then holds the zones only.
 """
 
 from __future__ import annotations
 
 import math
 import threading
-import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -39,8 +38,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from firmware_host.camera.base import CameraError, CameraSource
-from firmware_host.camera.simulated_scene import (
+from firmware_host.simulation.scene import (
     SCENES,
     PlacedDie,
     Point,
@@ -54,7 +52,6 @@ from vision.lab.render import COLOUR_COMBOS, DieSpec, HandSpec, TraySpec, render
 
 NOISE_BANK = 4  # noise fields drawn once and shifted per frame (drawing one costs ~20 ms)
 TUMBLE_FRAMES = 4  # frames of dice in flight, before they rest
-CAMERA_BUFFER = 4  # frames a live camera holds for a late reader; older ones are dropped
 MOVE_FRAMES = 2  # frames of a hand turning or moving dice that are already there
 RING_LIGHT = 0.8  # light of the ring at full level, against the bar lamp's at exposure 1
 REFERENCE_EXPOSURE = 10_000  # microseconds: the exposure at which the tray looks as drawn
@@ -74,7 +71,7 @@ class SimulatedTray:
     """The physical tray of the simulation, shared by the camera and whoever plays on it.
 
     Thread-safe: a virtual player may throw from one thread while the camera films from
-    another. ``colours`` names a dice set of `vision.render.COLOUR_COMBOS`; ``floor`` one of
+    another. ``colours`` names a dice set of `vision.lab.render.COLOUR_COMBOS`; ``floor`` one of
     its floors; light, noise and blur are those of an ordinary bar lamp over the tray.
     ``scene="varied"`` changes all of them (and the die size) at every throw instead.
     """
@@ -410,90 +407,3 @@ class SimulatedTray:
                 continue
             dice.append(PlacedDie(value, spot(0.8 * side), float(self.rng.uniform(0, 90)), "roll"))
         return dice
-
-
-class SimulatedCamera(CameraSource):
-    """A camera filming a `SimulatedTray` at ``fps`` frames a second of tray time.
-
-    ``realtime`` paces frames on the wall clock (the demo at a watchable pace); otherwise they
-    come as fast as they are drawn. ``fail_after``/`fail` make it stop answering, as a camera
-    unplugged mid-game does, until it is opened again.
-    """
-
-    name = "simulated camera"
-
-    def __init__(self, tray: SimulatedTray, *, fps: float = 15.0, realtime: bool = False) -> None:
-        super().__init__()
-        if fps <= 0:
-            raise ValueError("fps must be positive")
-        self.tray = tray
-        self.fps = fps
-        self.realtime = realtime
-        self._frames = 0
-        self._started = 0.0
-        self._broken: str | None = None
-        self.unplugged = False  # while True, `open` fails too (the cable is out)
-        self._controls: dict[str, Any] = {"ExposureTime": REFERENCE_EXPOSURE,
-                                          "AnalogueGain": 1.0, "AeEnable": True}  # in use
-
-    def controls(self) -> dict[str, Any]:
-        """The controls in use (ExposureTime in microseconds, AnalogueGain, AeEnable)."""
-        return dict(self._controls)
-
-    def set_controls(self, **controls: Any) -> dict[str, Any]:
-        """ExposureTime (microseconds, > 0) and AnalogueGain (>= 1) change the next frames;
-        AeEnable is taken (there is no automatic exposure to lock); others are not applied."""
-        super().set_controls(**controls)
-        applied = {k: v for k, v in controls.items() if k in self._controls}
-        if applied.get("ExposureTime", 1) <= 0 or applied.get("AnalogueGain", 1) < 1:
-            raise ValueError("ExposureTime must be positive and AnalogueGain at least 1")
-        if "ExposureTime" in applied:
-            self.tray.expose(int(applied["ExposureTime"]) / REFERENCE_EXPOSURE)
-        self._controls.update(applied)
-        return applied
-
-    def due(self, at: float) -> float:
-        """When (``time.monotonic``) a frame of frame time ``at`` is taken, at a live pace: a
-        reader running late gets it later, as it would from a real camera's queue."""
-        return self._started + at
-
-    def fail(self, how: str = "stalled") -> None:
-        """From the next frame on: "stalled" (no frame comes) or "garbage" (not an image)."""
-        if how not in ("stalled", "garbage"):
-            raise ValueError("a camera fails by 'stalled' or 'garbage'")
-        self._broken = how
-
-    def _open(self) -> None:
-        if self.unplugged:
-            raise CameraError(f"{self.name}: no camera found")
-        self._broken = None
-        self._started = time.monotonic() - self._frames / self.fps
-
-    def _read(self) -> tuple[np.ndarray, float, Any]:
-        if self._broken == "stalled":
-            raise CameraError(f"{self.name}: no frame within 1 s (unplugged, or it stopped)")
-        if self._broken == "garbage":
-            return np.zeros((2, 2), np.float32), self._frames / self.fps, None
-        if self.realtime:
-            # A live camera keeps only its last few frames for a reader that falls behind
-            # (older ones are dropped), so the reader sees the tray as it is now.
-            behind = int((time.monotonic() - self._started) * self.fps) - self._frames
-            for _ in range(behind - CAMERA_BUFFER):
-                self.tray.next_shot()
-                self._frames += 1
-        image, truth, noisy = self.tray.next_shot()
-        at = self._frames / self.fps
-        self._frames += 1
-        if noisy:
-            image = self.tray.noisy(image)
-        gain = self._controls["AnalogueGain"]
-        if gain != 1.0:  # after the noise: gain amplifies it with the picture
-            image = np.clip(image.astype(np.float32) * gain + 0.5, 0, 255).astype(np.uint8)
-        if self.realtime:
-            delay = self._started + at - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
-        return image, at, truth
-
-    def _close(self) -> None:
-        pass
