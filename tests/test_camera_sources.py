@@ -17,6 +17,7 @@ from firmware_host.camera import (
     CameraSource,
     Frame,
     camera_from_spec,
+    check_spec,
 )
 from firmware_host.camera.base import check_frame
 from firmware_host.camera.capture import VideoCaptureCamera
@@ -50,6 +51,9 @@ def test_spec_simulated_is_refused_until_the_command_line_offers_it(
     monkeypatch.setattr("firmware_host.camera._OFFERED", {})
     with pytest.raises(CameraError, match=r"'simulated'.*command line"):
         camera_from_spec("simulated")
+    check_spec(" simulated ")  # a configuration naming it is still a good one
+    with pytest.raises(ValueError, match="unknown camera"):
+        check_spec("simulate")
     offer_simulated_camera()
     assert isinstance(camera_from_spec("simulated"), SimulatedCamera)
 

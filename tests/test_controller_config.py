@@ -246,8 +246,10 @@ def test_simulated_pinmap_and_a_real_one(tmp_path: Path) -> None:
 def test_the_scoreboard_of_a_started_tower_shows_the_odds_as_configured(
     tmp_path: Path, odds: str
 ) -> None:
+    from firmware_host.commands.camera_sources import offer_simulated_camera
     from firmware_host.controller.assembly import open_tower_parts
 
+    offer_simulated_camera()  # as `dicetower run` does: the default camera is the simulated one
     config = load_config(write(tmp_path, f'[scoreboard]\nodds = "{odds}"\n'
                                         '[journal]\npath = "tower.sqlite3"\n'))
     parts = open_tower_parts(dataclasses.replace(config, port=0))  # any free port
@@ -262,9 +264,11 @@ def test_a_started_tower_plays_in_the_light_its_profile_was_calibrated_in(
 ) -> None:
     import json
 
+    from firmware_host.commands.camera_sources import offer_simulated_camera
     from firmware_host.controller.assembly import open_tower_parts
     from vision import Profile
 
+    offer_simulated_camera()  # as `dicetower run` does: the default camera is the simulated one
     Profile(die_side=40.0).save(tmp_path / "red.json")
     light = {"ring": 0.55, "ExposureTime": 12000.0, "AnalogueGain": 2.0}
     (tmp_path / "red.calibration.json").write_text(json.dumps({"light": light}), "utf-8")

@@ -14,7 +14,8 @@ One small interface (`CameraSource`: `open`, `read -> Frame`, `close`, `set_cont
 `camera_from_spec(text)` turns the text of a config file or a command-line option into a
 source (not opened yet); a spec it cannot use is a `ValueError` saying what it accepts, and
 ``picamera2`` where its module cannot be imported (or ``simulated`` where no one offered it) a
-`CameraError` saying so.
+`CameraError` saying so. `check_spec(text)` refuses the same specs, building no simulated
+camera.
 """
 
 from __future__ import annotations
@@ -39,6 +40,14 @@ _OFFERED: dict[str, Callable[..., CameraSource]] = {}
 def offer_source(spec: str, make: Callable[..., CameraSource]) -> None:
     """From now on, `camera_from_spec(spec, **options)` is ``make(**options)``."""
     _OFFERED[spec] = make
+
+
+def check_spec(spec: str) -> None:
+    """Raise as `camera_from_spec(spec)` does for a spec it cannot use, opening nothing.
+    ``simulated`` is a spec whether or not it was offered yet: checking a configuration must
+    not depend on who checks it, nor draw a tray."""
+    if spec.strip() != "simulated":
+        camera_from_spec(spec)
 
 
 def camera_from_spec(spec: str, **options: Any) -> CameraSource:
@@ -82,4 +91,4 @@ def camera_from_spec(spec: str, **options: Any) -> CameraSource:
 
 
 __all__ = ["CONTROLS", "SPEC_HELP", "CameraError", "CameraSource", "Frame", "camera_from_spec",
-           "offer_source"]
+           "check_spec", "offer_source"]

@@ -19,7 +19,7 @@ from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from firmware_host.camera import SPEC_HELP, CameraError, camera_from_spec
+from firmware_host.camera import SPEC_HELP, CameraError, check_spec
 from firmware_host.catalogue import LANGUAGES
 from firmware_host.hub.journal import default_journal
 from firmware_host.league.broker import BrokerAddress
@@ -182,7 +182,7 @@ def config_from_dict(data: dict[str, Any], file: Path) -> TowerConfig:
     if camera.source is not None:
         config.camera = _camera_spec(base, camera.source)
         try:
-            camera_from_spec(config.camera)  # checks the spec; opens nothing
+            check_spec(config.camera)  # opens nothing
         except ValueError:
             raise ConfigError(f"{where}: [camera] source = {camera.source!r} is not a "
                               f"camera; use {SPEC_HELP}") from None
