@@ -24,9 +24,11 @@ from typing import Any
 import pytest
 from tower_checks import PIN, Scoreboard, audit_tokens, replay_journal, tray_counts
 
-from firmware_host.camera import Frame, simulated
+from firmware_host.camera import Frame
 from firmware_host.controller.square import faces_by_position, facing
+from firmware_host.simulation import tray as simulated_tray
 from firmware_host.simulation.demo import Demo, DemoOptions, next_square
+from firmware_host.simulation.scene import PlacedDie
 from firmware_host.simulation.table import Habits
 
 STUCK_SECONDS = 120.0
@@ -193,7 +195,7 @@ class Tower(Demo):
 def quick_tumble(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two frames of dice in flight instead of four: the tower sees the motion all the same,
     and drawing flying dice is most of a simulated throw's cost."""
-    monkeypatch.setattr(simulated, "TUMBLE_FRAMES", 2)
+    monkeypatch.setattr(simulated_tray, "TUMBLE_FRAMES", 2)
 
 
 @pytest.fixture
@@ -318,7 +320,7 @@ def test_4d_a_turned_square_is_read_turned_though_two_dice_land_where_dice_lay(
         x, y = spot.center
         if (position + 1) % 4 not in (0, 2):
             x, y = x + 9.0, y - 7.0  # set down a few millimetres off
-        dice.append(simulated.PlacedDie(face, (x, y), spot.angle, "roll"))
+        dice.append(PlacedDie(face, (x, y), spot.angle, "roll"))
     tower.tray.place(dice, frames=3)
     assert tower.verdict() == ("accepted", "")
     view = tower.view()
@@ -350,7 +352,7 @@ def test_4d_a_rotation_corrected_by_hand_renumbers_the_dice(
             x, y = spot.center
             if position in off:
                 x, y = x + 9.0, y - 7.0
-            dice.append(simulated.PlacedDie(face, (x, y), spot.angle, "roll"))
+            dice.append(PlacedDie(face, (x, y), spot.angle, "roll"))
         tower.tray.place(dice, frames=3)
         assert tower.verdict(frames=30) == (verdict, ""), tower.log[-3:]
 
