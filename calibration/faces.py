@@ -8,7 +8,8 @@ weighing as three), then learnt from every throw; the run says so.
 
 The installer gives values at the terminal (`ask_values`): the reading is shown die by die,
 left to right, and Enter confirms it, or the values are typed in that order (``-`` for what
-is no die, ``?`` for a die not to learn from).
+is no die, ``?`` for a die not to learn from). The game master's page asks the same question
+(`calibration.web.AskingLabeller`); both answers become values through `given_values`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -128,23 +130,54 @@ def judge(images: Sequence[np.ndarray], labelled: Sequence[Sequence[Labelled]],
     return Judgement(with_it, without)
 
 
+def left_to_right(dice: Sequence[Die]) -> list[Die]:
+    """A throw's dice in the order they are shown to the installer: left to right."""
+    return sorted(dice, key=lambda d: (d.center[0], d.center[1]))
+
+
+def given_values(shown: Sequence[Die], answers: Sequence[int | None] | None
+                 ) -> list[Labelled]:
+    """The values of ``shown`` (a throw's reading, `left_to_right`) as the installer gave
+    them: ``answers`` None confirms the reading, else one answer per die: 1-6 its value, 0 a
+    die not to learn from, None no die (left out). ValueError when not one per die."""
+    if answers is None:  # an unsure die confirmed is a die of a value not given
+        return [Labelled(d.value or 0, d.center) for d in shown]
+    if len(answers) != len(shown) or any(a not in (None, 0, 1, 2, 3, 4, 5, 6)
+                                         for a in answers):
+        raise ValueError(f"{len(shown)} answers, each 1-6, 0 or None")
+    return [Labelled(a, d.center) for a, d in zip(answers, shown, strict=True) if a is not None]
+
+
+def faces_notes(learnt: adapt.Learnt | None, judged: Judgement | None
+                ) -> dict[str, Any] | None:
+    """For a profile's notes: whether the dice's faces learnt were kept (from how many dice,
+    the slips set aside), and how the throws read with and without (None: nothing judged)."""
+    if judged is None:
+        return None
+    names = ("dice", "correct", "wrong", "unsure", "missed", "extra")
+    return {"kept": learnt is not None, "dice": learnt.dice if learnt else None,
+            "set_aside": list(learnt.doubted) if learnt else [],
+            "with": dict(zip(names, judged.with_it.row(), strict=True)),
+            "without": dict(zip(names, judged.without.row(), strict=True))}
+
+
 def ask_values(ask: Callable[[str], str], say: Callable[[str], None], name: str,
                dice: Sequence[Die]) -> list[Labelled]:
     """The values of one throw from the installer: ``dice`` (its reading) shown left to right,
     Enter confirms the values read, or the values are typed in that order."""
-    shown = sorted(dice, key=lambda d: (d.center[0], d.center[1]))
+    shown = left_to_right(dice)
     say(f"  {name}: " + ("  ".join(
         f"{k}) {d.value if d.value is not None else '?'} at {d.center[0]:.0f},{d.center[1]:.0f}"
         for k, d in enumerate(shown, 1)) or "no die read"))
     while True:
         answer = ask("  Enter if every value is right, else the values in this order "
                      "(1-6, - for no die, ? to skip): ").strip()
-        if not answer:  # an unsure die confirmed is a die of a value not given
-            return [Labelled(d.value or 0, d.center) for d in shown]
+        if not answer:
+            return given_values(shown, None)
         words = answer.replace(",", " ").split()
         if len(words) == len(shown) and all(w in ("-", "?", *"123456") for w in words):
-            return [Labelled(0 if w == "?" else int(w), d.center)
-                    for w, d in zip(words, shown, strict=True) if w != "-"]
+            return given_values(shown, [None if w == "-" else 0 if w == "?" else int(w)
+                                        for w in words])
         say(f"  {len(shown)} answers, each 1-6, - or ?: try again")
 
 

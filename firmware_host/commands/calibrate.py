@@ -206,6 +206,7 @@ def _finish(outcome: Any, target: Path, args: argparse.Namespace, ui: Any,
             seconds: float) -> int:
     from calibration.dice import describe_profile
     from calibration.errors import CalibrationError
+    from calibration.faces import faces_notes
     from calibration.store import save, write_previews
 
     check = outcome.check
@@ -217,7 +218,7 @@ def _finish(outcome: Any, target: Path, args: argparse.Namespace, ui: Any,
         "tray": outcome.tray,
         "light": outcome.light,
         "chosen": describe_profile(outcome.profile),
-        "faces": _faces_notes(outcome),
+        "faces": faces_notes(outcome.learnt, outcome.judged),
         "check": {"sure": round(check.sure, 3), "with_profile": _counts(w),
                   "without": _counts(wo), "advice": check.advice},
     }
@@ -255,16 +256,3 @@ def _finish(outcome: Any, target: Path, args: argparse.Namespace, ui: Any,
 def _counts(a: Any) -> dict[str, int]:
     return {"expected": a.expected, "read": a.read, "missed": a.missing,
             "strays": a.over + a.stray, "contradictions": a.contradictions}
-
-
-def _faces_notes(outcome: Any) -> dict[str, Any] | None:
-    """Whether the dice's faces learnt were kept, and how the throws read with and without."""
-    judged = outcome.judged
-    if judged is None:
-        return None
-    names = ("dice", "correct", "wrong", "unsure", "missed", "extra")
-    learnt = outcome.learnt
-    return {"kept": learnt is not None, "dice": learnt.dice if learnt else None,
-            "set_aside": learnt.doubted if learnt else [],
-            "with": dict(zip(names, judged.with_it.row(), strict=True)),
-            "without": dict(zip(names, judged.without.row(), strict=True))}
