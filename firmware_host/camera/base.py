@@ -2,7 +2,7 @@
 
 A source is opened, read frame by frame and closed:
 
-    with open_camera("simulated") as camera:
+    with camera_from_spec("usb:0") as camera:
         frame = camera.read()          # Frame(image=BGR uint8, at=seconds, index=n)
 
 `read` blocks until the next frame (a live camera paces itself; a file or folder replays at

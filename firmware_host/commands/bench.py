@@ -1,6 +1,7 @@
 """The `dicetower bench` subcommand: benchmarks of speed and accuracy, one per part.
 
-Each benchmark lives with the part it measures, in a module exposing
+Each benchmark lives with the part it measures (those that play on the simulated tower, `bench
+tower` and `bench calibrate`, with it in `firmware_host.simulation`), in a module exposing
 ``register(subparsers)`` (light imports at module level, heavy ones inside the run function).
 """
 
