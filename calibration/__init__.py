@@ -8,6 +8,7 @@ agree with the number of dice thrown, `agreement`) and a check against no profil
 the simulated tray), the dice's faces are learnt too (`adapt`: the face network's last layer
 refitted to these dice) and kept only where they read better (`faces`). `session` runs the
 steps on photos or a live camera (`sources`), `report` talks to the installer, `store`
-writes the profile with a backup, `benchmark` measures the gain (`dicetower bench
-calibrate`). docs/calibration.md tells the whole story.
+writes the profile with a backup. `dicetower bench calibrate`, which measures the gain,
+plays on the simulated tower and lives with it (`firmware_host.simulation.bench_calibrate`).
+docs/calibration.md tells the whole story.
 """
