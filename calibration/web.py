@@ -5,7 +5,9 @@ step's annotated picture as soon as it is made) for whoever asks, and tells ``ch
 after each change; `AskingTable` makes every throw and every clearing of the tray a question
 (``ask``) that returns once the person at the tray says they are done, then lets ``hands``
 act (the simulated tray's own `SimulatedTable`, so that a simulated tower can be calibrated
-from the page too).
+from the page too). `AskingLabeller` is the terminal's labeller (`faces.labelled_reading`) for
+a page: each throw's reading, numbered left to right on its picture (`numbered`), is a
+question whose answer (every value right, or one value per die) returns the dice's values.
 """
 
 from __future__ import annotations
@@ -16,8 +18,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import cv2
+import numpy as np
+
+from calibration.faces import given_values, left_to_right
+from calibration.labels import Labelled
 from calibration.report import Reporter
 from calibration.sources import Table
+from vision import Die, Profile, Readers, read_dice
+from vision.annotate import READ_COLOUR, UNSURE_COLOUR
+from vision.image_io import as_bgr
 
 log = logging.getLogger(__name__)
 
@@ -82,3 +92,46 @@ class AskingTable(Table):
         self.ask("clear", 0)
         if self.hands is not None:
             self.hands.clear()
+
+
+# The question of one throw's values: (its name, its picture, its dice left to right) ->
+# None when every value read is right, else one answer per die (`faces.given_values`).
+AskValues = Callable[[str, np.ndarray, list[Die]], list[int | None] | None]
+
+
+class AskingLabeller:
+    """A labeller (`calibration.session.Labeller`) asking a person on a page: each throw is
+    read with the tray's profile by ``readers`` and its dice put to ``ask`` left to right,
+    as the terminal shows them; the answer gives the values as the terminal's does."""
+
+    def __init__(self, ask: AskValues, readers: Readers | None = None) -> None:
+        self.ask = ask
+        self.readers = readers
+        self.asked = 0  # throws asked so far
+
+    def __call__(self, name: str, image: np.ndarray, profile: Profile | None
+                 ) -> list[Labelled]:
+        shown = left_to_right(read_dice(image, profile, readers=self.readers))
+        self.asked += 1
+        return given_values(shown, self.ask(name, image, shown))
+
+
+def numbered(image: np.ndarray, dice: list[Die]) -> np.ndarray:
+    """A BGR copy of ``image`` with each die outlined (orange: unsure) and numbered from 1
+    under it, in the order given; the values are left to the page, which may change them."""
+    out = as_bgr(image).copy()
+    scale = max(out.shape[:2]) / 640.0
+    thick = max(1, round(1.5 * scale))
+    for k, die in enumerate(dice, 1):
+        colour = READ_COLOUR if die.value is not None else UNSURE_COLOUR
+        pts = np.array(die.corners, dtype=np.float32).round().astype(np.int32)
+        cv2.polylines(out, [pts], True, colour, thick, cv2.LINE_AA)
+        text, font, bold = str(k), 0.8 * scale, thick + 1
+        (w, h), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, font, bold)
+        x = round(die.center[0] - w / 2)
+        y = min(round(max(p[1] for p in die.corners)) + h + round(6 * scale),
+                out.shape[0] - 2)
+        for ink, width in (((0, 0, 0), bold + 3), ((255, 255, 255), bold)):
+            cv2.putText(out, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, font, ink, width,
+                        cv2.LINE_AA)
+    return out

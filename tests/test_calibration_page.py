@@ -174,8 +174,9 @@ def test_a_whole_calibration_from_the_page(tower: RunningTower, private_data_hom
             assert error_of(master.post("calibration/corners", {"corners": CORNERS})) == (
                 409, "calibration")
         current = press(master)
-    assert seen == [(2, "throw"), (2, "clear"), (3, "throw"), (3, "throw"), (4, "throw"),
-                    (4, "finish")]
+    # Next while the dice's values are asked confirms them as read (the terminal's Enter).
+    assert seen == [(2, "throw"), (2, "clear"), (3, "throw"), (3, "throw"), (3, "values"),
+                    (3, "values"), (4, "throw"), (4, "values"), (4, "finish")]
     result = current["result"]
     assert result["outcome"] == "saved", result
     path = private_data_home / "config" / "dicetower" / "profiles" / "bar.json"
@@ -327,6 +328,7 @@ def test_the_panel_in_a_browser(browser: Any, tower: RunningTower,  # noqa: F811
             lambda d: result.get_attribute("data-outcome") == "saved", "no outcome shown")
         path = private_data_home / "config" / "dicetower" / "profiles" / "browser.json"
         assert f"Profile saved: {path}" in result.text
+        assert "The faces learnt" in result.text  # the dice's values, confirmed with Next
         assert Profile.load(path).zones == [propose_zones(given)[0]]
         wait_for(driver, lambda d: d.find_element(By.ID, "calib-form").is_displayed(),
                  "the panel did not offer a new calibration")

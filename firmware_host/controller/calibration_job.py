@@ -5,6 +5,7 @@
     job.state()                      # step, progress, message (code and values), result
     job.next()                       # the game master emptied the tray, or threw the dice
     job.set_corners([(x, y)] * 4)    # the tray's outline by hand (until the first throw)
+    job.set_values([4, 0, None])     # the dice's values of the throw shown (next(): as read)
     job.cancel()                     # nothing saved, the light put back
 
 The four steps of `calibration.session.calibrate_live` run in a thread of their own, on
@@ -13,7 +14,11 @@ keeps reading the camera (so that it is never read from two threads, and a camer
 is reopened as always) but hands a frame over only when the calibration asks for one
 (`camera_link.FrameTap`), and judges no throw meanwhile. On a simulated tower (the
 controller's ``tray``), the tray throws the dice when asked and its lamp is the ring light.
-Every clearing of the tray and every throw waits for the game master's "next". A profile the
+Every clearing of the tray and every throw waits for the game master's "next". With
+``values`` (the default), each throw of the dice step and of the check is then shown read, its
+dice numbered left to right, and waits for their values (`set_values`, as the terminal's
+labeller takes them: `calibration.web.AskingLabeller`), from which the dice's faces are learnt
+and checked as `dicetower calibrate` learns them. A profile the
 check passes is saved as `dicetower calibrate` saves it (the previous one kept as a backup)
 and the controller reads with it from then on; one that reads worse than none is not saved.
 Whatever the end, once dice were thrown the tower asks for the tray to be emptied before it
@@ -34,18 +39,21 @@ from typing import Any
 import cv2
 import numpy as np
 
+from calibration.agreement import die_side
 from calibration.controls import light_knobs
 from calibration.dice import describe_profile
 from calibration.errors import CalibrationError
+from calibration.faces import faces_notes
 from calibration.session import Outcome, Settings, calibrate_live
 from calibration.sources import HOLD, LiveThrows, SimulatedTable
 from calibration.store import profile_path, save, write_previews
 from calibration.tray import draw, order_corners, propose_zones
-from calibration.web import AskingTable, PageReporter
+from calibration.web import AskingLabeller, AskingTable, PageReporter, numbered
 from firmware_host.camera import CameraError, Frame
 from firmware_host.controller.camera_link import FRAME_TIMEOUT, FrameTap
 from firmware_host.hub import HubError
-from vision import Profile
+from firmware_host.hub.ports import ValuesCount
+from vision import Die, Profile
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +116,7 @@ class CalibrationJob:
     def __init__(self, controller: Any, *, expect: int, name: str = "default",
                  path: str | Path | None = None, throws: int = 4, checks: int = 3,
                  keep: str = "right", hold: float = HOLD, seed: int = 0,
-                 frame_timeout: float = FRAME_TIMEOUT) -> None:
+                 frame_timeout: float = FRAME_TIMEOUT, values: bool = True) -> None:
         self.controller = controller
         self.settings = Settings(expect=expect, keep=keep, throws=throws, checks=checks)
         self.target = profile_path(name, path)  # ValueError for a bad name
@@ -117,6 +125,7 @@ class CalibrationJob:
         self.frame_timeout = frame_timeout
         self.ui = PageReporter(self._changed, self._shown)
         self.table = AskingTable(self._ask)
+        self.labeller = AskingLabeller(self._ask_values, controller.readers) if values else None
         self.version = 0  # bumped at every change, for a page that polls
         self._cond = threading.Condition()
         self._phase = "starting"  # starting, working, waiting, over
@@ -124,6 +133,9 @@ class CalibrationJob:
         self._message: tuple[str, dict[str, Any]] = ("starting", {})
         self._pressed = self._cancel = self._redo = self._skip_clear = False
         self._asked: tuple[int, int] = (0, 0)  # (step, throws asked in it)
+        self._dice: list[dict[str, Any]] | None = None  # the dice whose values are asked
+        self._answer: list[int | None] | None = None  # their values (None: as read)
+        self._valued: tuple[int, int] = (0, 0)  # (step, throws whose values were asked)
         self._result: dict[str, Any] | None = None
         self._preview: tuple[str, bytes] | None = None  # (step's picture name, JPEG)
         self._preview_version = 0
@@ -166,6 +178,8 @@ class CalibrationJob:
                     "name": self._preview[0], "version": self._preview_version,
                     "width": size[0] if size else None, "height": size[1] if size else None},
                 "result": self._result, "lines": self.ui.lines[-12:], "version": self.version,
+                "dice": self._dice if self._waiting == "values" else None,
+                "ask": self.labeller.asked if self.labeller else 0,
             }
 
     def preview_jpeg(self) -> bytes | None:
@@ -177,8 +191,29 @@ class CalibrationJob:
         with self._cond:
             if self._phase != "waiting":
                 raise HubError("calibration_not_waiting")
-            self._pressed = True
-            self._cond.notify_all()
+            self._answered()
+
+    def set_values(self, values: list[int | None], ask: int | None = None) -> None:
+        """The values of the dice shown (`state`'s ``dice``, in that order): 1-6, 0 for a
+        die not to learn from, None for no die. ``ask``: the question answered (`state`'s
+        ``ask``), refused if another is asked now. ValuesCount if not one per die."""
+        with self._cond:
+            if self._waiting != "values" or self._dice is None or self.labeller is None:
+                raise HubError("calibration_values_not_asked")
+            if ask is not None and ask != self.labeller.asked:
+                raise HubError("calibration_values_stale")
+            if len(values) != len(self._dice):
+                raise ValuesCount(len(self._dice))
+            self._answer = list(values)
+            self._answered()
+
+    def _answered(self) -> None:
+        """The question answered: no longer waiting, at once (a page that polls or answers
+        twice sees it before the job's thread wakes)."""
+        self._pressed = True
+        self._phase, self._waiting, self._message = "working", None, ("working", {})
+        self._changed()
+        self._cond.notify_all()
 
     def cancel(self) -> None:
         """Stop: nothing saved, the light put back (after the tray is emptied, if dice were
@@ -259,6 +294,27 @@ class CalibrationJob:
                     self._show_live()
         self._wait(kind, values)
 
+    def _ask_values(self, name: str, image: np.ndarray, shown: list[Die]
+                    ) -> list[int | None] | None:
+        """One throw's dice, numbered on its picture: their values as the game master gives
+        them (None: as read)."""
+        step = self.ui.number
+        k = self._valued[1] + 1 if self._valued[0] == step else 1
+        self._valued = (step, k)
+        self._shown(f"{step}-values-{k}", numbered(image, shown))
+        with self._cond:
+            self._frame, self._answer = image, None
+            self._dice = [{"index": i, "center": [round(d.center[0], 1), round(d.center[1], 1)],
+                           "side": round(die_side(d), 1), "value": d.value}
+                          for i, d in enumerate(shown, 1)]
+        of = {3: self.settings.throws, 4: self.settings.checks}.get(step, 1)
+        try:
+            self._wait("values", {"k": k, "of": of, "count": len(shown)})
+        finally:
+            with self._cond:
+                self._dice = None
+        return self._answer
+
     def _wait(self, kind: str, values: dict[str, Any]) -> None:
         with self._cond:
             self._phase, self._waiting, self._message = "waiting", kind, (kind, values)
@@ -323,11 +379,12 @@ class CalibrationJob:
             while True:
                 try:
                     outcome = calibrate_live(live, self.settings, knobs, self.ui,
-                                             readers=self.controller.readers)
+                                             self.labeller, readers=self.controller.readers)
                     break
                 except _Redo:
                     self._skip_clear = True
                     self._asked = (0, 0)  # that throw was not made: asked again as the first
+                    self._valued = (0, 0)
             return self._keep(outcome)
         except Cancelled:
             return {"outcome": "cancelled"}
@@ -350,6 +407,7 @@ class CalibrationJob:
             "made": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "source": "the game master's page",
             "expect": self.settings.expect, "tray": outcome.tray, "light": outcome.light,
             "chosen": describe_profile(outcome.profile),
+            "faces": faces_notes(outcome.learnt, outcome.judged),
             "check": {"sure": round(check.sure, 3), "with_profile": counts["with"],
                       "without": counts["without"], "advice": check.advice},
         }
@@ -363,7 +421,7 @@ class CalibrationJob:
         return {"outcome": "saved", "path": str(written["profile"]), "backup": backup,
                 "previews": str(written["previews"]), "chosen": notes["chosen"],
                 "sure": round(check.sure, 3), "light": outcome.light,
-                "advice": list(check.advice), **counts}
+                "advice": list(check.advice), "faces": notes["faces"], **counts}
 
     def _ring(self) -> tuple[Any, float | None]:
         """The ring light the light step may sweep, and its level now (None: off)."""

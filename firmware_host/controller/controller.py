@@ -469,11 +469,11 @@ class Controller:
         return self.journal.path
 
     def calibration(self, *, expect: int, name: str, path: str | Path | None, throws: int,
-                    checks: int, hold: float) -> CalibrationJob:
+                    checks: int, hold: float, values: bool = True) -> CalibrationJob:
         """A calibration of this tower from the game master's page, not started yet;
         ValueError for a name that cannot name a profile."""
         return CalibrationJob(self, expect=expect, name=name, path=path, throws=throws,
-                              checks=checks, hold=hold)
+                              checks=checks, hold=hold, values=values)
 
     def lend_camera(self) -> FrameTap:
         """Put a `FrameTap` in the place of the camera link: the loop reads no throw from

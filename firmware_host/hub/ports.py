@@ -47,8 +47,18 @@ class HubAccess(Protocol):
     def end_game(self) -> JSONDict: ...
 
 
+class ValuesCount(ValueError):
+    """Dice's values given to a calibration (`CalibrationRun.set_values`) that are not one
+    per die shown: ``count`` are."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(f"{count} values, one per die shown")
+        self.count = count
+
+
 class CalibrationRun(Protocol):
-    """A calibration of the running tower, driven step by step from the game master's page."""
+    """A calibration of the running tower, driven step by step from the game master's page;
+    its refusals are `firmware_host.hub.HubError`, values of the wrong count `ValuesCount`."""
 
     @property
     def active(self) -> bool: ...
@@ -57,6 +67,7 @@ class CalibrationRun(Protocol):
     def next(self) -> None: ...
     def cancel(self) -> None: ...
     def set_corners(self, corners: list[tuple[float, float]]) -> None: ...
+    def set_values(self, values: list[int | None], ask: int | None = None) -> None: ...
     def preview_jpeg(self) -> bytes | None: ...
 
 
@@ -77,8 +88,10 @@ class TowerActions(Protocol):
         """Record that ``delivered`` tokens fell for a dispense cut off mid-way."""
 
     def calibration(self, *, expect: int, name: str, path: str | Path | None, throws: int,
-                    checks: int, hold: float) -> CalibrationRun:
-        """A calibration of this tower, not started yet; ValueError for a bad profile name."""
+                    checks: int, hold: float, values: bool = True) -> CalibrationRun:
+        """A calibration of this tower, not started yet; ValueError for a bad profile name.
+        ``values``: the game master gives the values of the dice thrown (their faces are then
+        learnt)."""
 
 
 class LeagueSeat(Protocol):

@@ -1,9 +1,13 @@
 """Calibrating the running tower from the game master's page: /api/admin/calibration.
 
-    POST start {expect, name?}      the game pauses, step 1 asks for an empty tray
-    GET  (the state)                step, progress, message code and values, preview, result
-    POST next                       the game master did what was asked
+    POST start {expect, name?, values?}   the game pauses, step 1 asks for an empty tray
+    GET  (the state)                step, progress, message code and values, preview, result;
+                                    while the dice's values are asked, ``dice`` (index, centre
+                                    and side in image pixels, value read or null) and ``ask``
+    POST next                       the game master did what was asked (values: as read)
     POST corners {corners: [[x, y] x4]}   the tray's outline by hand (image pixels)
+    POST values {values: [v, ...], ask?}  the values of the dice shown, in their order: 1-6,
+                                    0 for a die not to learn from, null for no die
     POST cancel                     nothing saved
     GET  preview.jpg                the current step's annotated picture
 
@@ -19,7 +23,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify
 
 from firmware_host.hub import HubError
-from firmware_host.hub.ports import CalibrationRun, TowerActions
+from firmware_host.hub.ports import CalibrationRun, TowerActions, ValuesCount
 from firmware_host.scoreboard.admin import _bad, _body
 from firmware_host.scoreboard.auth import admin_required, is_admin
 from firmware_host.scoreboard.errors import ApiError
@@ -28,6 +32,7 @@ calibration_api = Blueprint("calibration_api", __name__, url_prefix="/api/admin/
 
 JOB = "dicetower.calibration"
 MAX_EXPECT = 6  # more dice than any game throws
+MAX_SHOWN = 64  # more dice than a tray shows: a longer list of values is refused unread
 # How many throws the dice step learns from and the check uses (as `dicetower calibrate`),
 # and how long the tray must be still: app.config may change them (the tests do).
 CONFIG = {"CALIBRATION_THROWS": 4, "CALIBRATION_CHECKS": 3, "CALIBRATION_HOLD": 0.5}
@@ -84,6 +89,15 @@ def _corners(value: Any) -> list[tuple[float, float]]:
     return [(float(x), float(y)) for x, y in value]
 
 
+def _values(value: Any) -> list[int | None]:
+    """One answer per die: 1-6, 0 (a die not to learn from) or None (no die)."""
+    if (not isinstance(value, list) or len(value) > MAX_SHOWN
+            or not all(v is None or (isinstance(v, int) and not isinstance(v, bool)
+                                     and 0 <= v <= 6) for v in value)):
+        raise _bad("values", "values_shape")
+    return list(value)
+
+
 @calibration_api.post("/start")
 @admin_required
 def start() -> Response:
@@ -93,6 +107,9 @@ def start() -> Response:
     if not isinstance(expect, int) or isinstance(expect, bool) or not 1 <= expect <= MAX_EXPECT:
         raise _bad("expect", "expect_count", most=MAX_EXPECT)
     name = data.get("name") or "default"
+    values = data.get("values", True)
+    if not isinstance(values, bool):
+        raise _bad("values", "true_or_false")
     settings = {key: current_app.config.get(key, default) for key, default in CONFIG.items()}
     # Without a name, the profile the tower was started with is the one made anew, so that a
     # restart reads with it too (CALIBRATION_PROFILE: the profile named in tower.toml).
@@ -101,7 +118,7 @@ def start() -> Response:
         job = tower.calibration(expect=expect, name=name if isinstance(name, str) else "",
                                 path=path, throws=int(settings["CALIBRATION_THROWS"]),
                                 checks=int(settings["CALIBRATION_CHECKS"]),
-                                hold=float(settings["CALIBRATION_HOLD"]))
+                                hold=float(settings["CALIBRATION_HOLD"]), values=values)
     except ValueError:
         raise _bad("name", "profile_name") from None
     current = current_app.extensions.get(JOB)
@@ -136,6 +153,24 @@ def corners() -> Response:
     given = _corners(_body().get("corners"))
     try:
         job.set_corners(given)
+    except HubError as exc:
+        raise _refused(exc) from None
+    return _answer(job)
+
+
+@calibration_api.post("/values")
+@admin_required
+def dice_values() -> Response:
+    job = _job()
+    data = _body()
+    given = _values(data.get("values"))
+    ask = data.get("ask")
+    if ask is not None and (not isinstance(ask, int) or isinstance(ask, bool)):
+        raise _bad("ask", "ask_number")
+    try:
+        job.set_values(given, ask)
+    except ValuesCount as exc:
+        raise _bad("values", "values_count", count=exc.count) from None
     except HubError as exc:
         raise _refused(exc) from None
     return _answer(job)

@@ -1,8 +1,11 @@
 /* dicetower scoreboard, game master's page only: calibrating the running tower
    (/api/admin/calibration). Start, then each step asks for something (empty the tray, throw the
    dice) and waits for "Next"; the step's picture shows what the tower sees. Tapping four
-   points on the picture gives the tray's corners by hand (before the first throw). The state is
-   polled while a calibration runs: it changes a few times a step, never faster than a person. */
+   points on the picture gives the tray's corners by hand (before the first throw). With the
+   dice's values asked, each throw read is shown with its dice numbered: tapping a die (on the
+   picture or its button) offers its values, and "These values are right" sends them all. The
+   state is polled while a calibration runs: it changes a few times a step, never faster than a
+   person. */
 "use strict";
 
 (function () {
@@ -18,6 +21,9 @@
   let shownVersion = null; // the preview version on screen
   let points = []; // corners tapped, in image pixels, not yet sent
   let timer = null;
+  let answers = null; // the values given to the dice asked, in their order (0: not sure, null: no die)
+  let answersAsk = null; // the question they answer (the state's ask)
+  let chosen = null; // the die whose value is being chosen (its position), or null
 
   function fill(template, values) {
     return String(template || "").replace(/\{(\w+)\}/g, (all, key) =>
@@ -54,6 +60,13 @@
     if (result.outcome === "saved") {
       const lines = [fill(T.calib_saved, { path: result.path, sure: percent.format(result.sure) })];
       if (result.backup) lines.push(fill(T.calib_backup, { path: result.backup }));
+      const faces = result.faces; // learnt from the dice's values given, and judged
+      if (faces) {
+        lines.push(fill(faces.kept ? T.calib_faces_kept : T.calib_faces_dropped, {
+          dice: faces.dice, with: faces.with.correct, without: faces.without.correct,
+          total: faces.with.dice }));
+        if (faces.set_aside.length) lines.push(fill(T.calib_faces_slips, { slips: faces.set_aside.join("; ") }));
+      }
       return lines.join("\n");
     }
     if (result.outcome === "refused") {
@@ -65,6 +78,73 @@
     }
     if (result.outcome === "failed") return fill(T.calib_failed, { detail: result.detail });
     return T.calib_cancelled;
+  }
+
+  function asking(state) {
+    return !!(state && state.waiting === "values" && Array.isArray(state.dice));
+  }
+
+  function shownValue(v) { return v === null ? "✕" : v === 0 ? "?" : String(v); }
+  function spokenValue(v) { return v === null ? T.calib_value_none : v === 0 ? T.calib_value_skip : String(v); }
+
+  // A new question: one button per die, each with the value read (an unsure die: not sure).
+  function askDice(state) {
+    answersAsk = state.ask;
+    answers = state.dice.map((d) => (d.value === null ? 0 : d.value));
+    chosen = null;
+    const list = $("calib-die-list");
+    list.innerHTML = "";
+    state.dice.forEach((d, i) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "calib-die";
+      button.dataset.index = String(d.index);
+      button.addEventListener("click", () => choose(chosen === i ? null : i));
+      list.appendChild(button);
+    });
+  }
+
+  function showDice() {
+    const dice = (current && current.dice) || [];
+    $("calib-die-list").querySelectorAll("button").forEach((button, i) => {
+      const d = dice[i];
+      if (!d) return;
+      const v = answers[i];
+      button.textContent = fill(T.calib_die, { index: d.index, value: shownValue(v) });
+      button.setAttribute("aria-label", fill(T.calib_die, { index: d.index, value: spokenValue(v) }));
+      button.setAttribute("aria-expanded", String(chosen === i));
+      button.classList.toggle("unsure", d.value === null && v === 0);
+      button.classList.toggle("changed", v !== (d.value === null ? 0 : d.value));
+    });
+    const choice = $("calib-choice");
+    choice.hidden = chosen === null || !dice[chosen];
+    if (choice.hidden) return;
+    const d = dice[chosen];
+    $("calib-choice-title").textContent = fill(T.calib_choose, { index: d.index });
+    choice.querySelectorAll(".calib-value").forEach((button) => {
+      const v = button.dataset.value === "none" ? null : parseInt(button.dataset.value, 10);
+      button.setAttribute("aria-pressed", String(v === answers[chosen]));
+    });
+    zoom(d);
+  }
+
+  // The chosen die, enlarged: a phone shows the whole tray too small to count pips.
+  function zoom(d) {
+    const canvas = $("calib-zoom");
+    const image = $("calib-preview");
+    const context = canvas.getContext("2d");
+    context.clearRect(0, 0, canvas.width, canvas.height);
+    if (!image.naturalWidth) return;
+    const half = Math.max(d.side, 12) * 1.1;
+    context.drawImage(image, d.center[0] - half, d.center[1] - half, 2 * half, 2 * half,
+      0, 0, canvas.width, canvas.height);
+  }
+
+  function choose(i) {
+    chosen = i;
+    showDice();
+    drawMarks();
+    if (i !== null) $("calib-choice").querySelector(".calib-value").focus();
   }
 
   function show(state) {
@@ -85,6 +165,14 @@
     text.textContent = fill(T["calib_msg_" + message.code], message.values || {});
     text.dataset.code = message.code || "";
     $("btn-calib-next").disabled = !state.waiting;
+    const values = asking(state);
+    $("btn-calib-next").textContent = values ? T.calib_values_right : T.calib_next;
+    if (values && state.ask !== answersAsk) askDice(state);
+    if (!values) { answers = null; answersAsk = null; chosen = null; }
+    $("calib-dice").hidden = !values;
+    $("calib-corners").hidden = values;
+    $("calib-dice").dataset.ask = values ? String(state.ask) : "";
+    if (values) showDice();
     const preview = state.preview;
     const image = $("calib-preview");
     image.hidden = !preview;
@@ -100,7 +188,8 @@
     schedule();
   }
 
-  // The corners on screen: those tapped so far, else those the tower has.
+  // The corners on screen: those tapped so far, else those the tower has; while the dice's
+  // values are asked, each die's value given so far above it instead.
   function drawMarks() {
     const marks = $("calib-marks");
     const image = $("calib-preview");
@@ -109,6 +198,21 @@
     const width = image.naturalWidth;
     if (!width || image.hidden) return;
     const scale = image.clientWidth / width;
+    if (asking(current) && answers) {
+      current.dice.forEach((d, i) => {
+        const mark = document.createElement("span");
+        mark.className = "calib-die-mark";
+        mark.setAttribute("aria-hidden", "true"); // the buttons below say it
+        mark.classList.toggle("unsure", d.value === null && answers[i] === 0);
+        mark.classList.toggle("changed", answers[i] !== (d.value === null ? 0 : d.value));
+        mark.classList.toggle("chosen", chosen === i);
+        mark.textContent = shownValue(answers[i]);
+        mark.style.left = `${d.center[0] * scale}px`;
+        mark.style.top = `${(d.center[1] - 0.6 * d.side) * scale}px`;
+        marks.appendChild(mark);
+      });
+      return;
+    }
     shown.forEach(([x, y], i) => {
       const dot = document.createElement("span");
       dot.className = "calib-mark";
@@ -121,12 +225,22 @@
   }
 
   function pick(event) {
-    if (!current || !current.corners_open) return;
     const image = $("calib-preview");
     const box = image.getBoundingClientRect();
     const scale = image.naturalWidth / box.width;
     const x = Math.round((event.clientX - box.left) * scale);
     const y = Math.round((event.clientY - box.top) * scale);
+    if (asking(current) && answers) { // the die tapped: the nearest, if the tap is on or by it
+      let best = null;
+      let nearest = Infinity;
+      current.dice.forEach((d, i) => {
+        const far = Math.hypot(d.center[0] - x, d.center[1] - y) / Math.max(d.side, 12);
+        if (far < nearest) { nearest = far; best = i; }
+      });
+      if (best !== null && nearest <= 1.2) choose(best);
+      return;
+    }
+    if (!current || !current.corners_open) return;
     points.push([Math.min(Math.max(x, 0), image.naturalWidth), Math.min(Math.max(y, 0), image.naturalHeight)]);
     drawMarks();
     if (points.length === 4) {
@@ -148,13 +262,29 @@
   $("calib-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const name = $("calib-name").value.trim();
-    request("/start", { expect: parseInt($("calib-expect").value, 10), ...(name ? { name } : {}) });
+    request("/start", { expect: parseInt($("calib-expect").value, 10), values: $("calib-values").checked,
+      ...(name ? { name } : {}) });
   });
-  $("btn-calib-next").addEventListener("click", () => request("/next", {}));
+  $("btn-calib-next").addEventListener("click", () => {
+    // Until the answer comes back: a second tap would answer the next question unseen.
+    $("btn-calib-next").disabled = true;
+    if (asking(current) && answers) request("/values", { values: answers, ask: answersAsk });
+    else request("/next", {});
+  });
+  $("calib-choice").querySelectorAll(".calib-value").forEach((button) => {
+    button.addEventListener("click", () => {
+      if (chosen === null || !answers) return;
+      const i = chosen;
+      answers[i] = button.dataset.value === "none" ? null : parseInt(button.dataset.value, 10);
+      choose(null);
+      const own = $("calib-die-list").querySelectorAll("button")[i];
+      if (own) own.focus();
+    });
+  });
   $("btn-calib-cancel").addEventListener("click", () => request("/cancel", {}));
   $("btn-calib-corners-clear").addEventListener("click", () => { points = []; drawMarks(); });
   $("calib-preview").addEventListener("click", pick);
-  $("calib-preview").addEventListener("load", drawMarks);
+  $("calib-preview").addEventListener("load", () => { drawMarks(); if (asking(current) && answers) showDice(); });
   window.addEventListener("resize", drawMarks);
   new MutationObserver(poll).observe(controls, { attributes: true, attributeFilter: ["hidden"] });
   poll();
