@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 # Where the dataset lies when none is named: beside the repository, never inside it.
 DEFAULT_DATASET = Path(__file__).resolve().parents[3] / "shared/datasets/dice-photos"
@@ -72,22 +75,13 @@ def half_of(records: list[dict[str, Any]], half: str | None) -> list[dict[str, A
 
 
 def _median(xs: Sequence[float]) -> float | None:
-    xs = sorted(xs)
-    n = len(xs)
-    if not n:
-        return None
-    return float(xs[n // 2]) if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2.0
+    return float(statistics.median(xs)) if xs else None
 
 
 def percentile(xs: Sequence[float], q: float) -> float | None:
-    """Linear-interpolation percentile (numpy's default)."""
-    xs = sorted(xs)
-    if not xs:
-        return None
-    k = (len(xs) - 1) * q / 100.0
-    lo = math.floor(k)
-    hi = min(lo + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+    """NumPy's percentile (linear interpolation, 0-100), the dataset's scoring rule's; None of
+    nothing."""
+    return float(np.percentile(xs, q)) if len(xs) else None
 
 
 def _raw_die_size(rec: dict[str, Any]) -> float | None:
