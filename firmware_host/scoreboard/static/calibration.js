@@ -180,7 +180,7 @@
       shownVersion = preview.version;
       image.src = preview.url;
     }
-    image.classList.toggle("pickable", !!state.corners_open);
+    image.classList.toggle("pickable", !!state.corners_open || values);
     $("calib-corners-hint").hidden = !state.corners_open;
     $("btn-calib-corners-clear").hidden = !state.corners_open;
     if (!state.corners_open) points = [];
