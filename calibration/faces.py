@@ -63,7 +63,8 @@ class Tally:
 
 def tally(dice: Sequence[Die], labelled: Sequence[Labelled]) -> Tally:
     """One throw's reading against its values: each placed labelled die matched to the
-    nearest read die within MATCH of its side, once."""
+    nearest read die within MATCH of its side, once; a die read on a die of no value given
+    is neither right nor extra."""
     placed = [d for d in labelled if d.center is not None and d.value]
     left = list(dice)
     counts = dict.fromkeys(("correct", "wrong", "unsure", "missed"), 0)
@@ -78,7 +79,12 @@ def tally(dice: Sequence[Die], labelled: Sequence[Labelled]) -> Tally:
         key = ("unsure" if match.value is None
                else "correct" if match.value == die.value else "wrong")
         counts[key] += 1
-    return Tally(len(placed), extra=sum(d.value is not None for d in left), **counts)
+    # A die whose value was not given (the installer's "?") is no extra when read.
+    unknown = [d for d in labelled if d.center is not None and not d.value]
+    extra = sum(d.value is not None and not any(
+        math.dist(d.center, u.center) <= MATCH * max(die_side(d), u.side or 0)
+        for u in unknown) for d in left)
+    return Tally(len(placed), extra=extra, **counts)
 
 
 @dataclass(frozen=True)

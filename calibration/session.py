@@ -22,6 +22,7 @@ from calibration import adapt, faces
 from calibration import check as check_step
 from calibration import dice as dice_step
 from calibration import light as light_step
+from calibration import side as side_step
 from calibration import tray as tray_step
 from calibration.controls import Knob, lock
 from calibration.errors import CalibrationError
@@ -56,6 +57,7 @@ class Outcome:
     tray: list[tuple[float, float]] | None = None
     learnt: adapt.Learnt | None = None  # the dice's faces learnt from their values
     judged: faces.Judgement | None = None  # ... and checked with and without
+    sized: side_step.SideJudgement | None = None  # the die side judged by the values
 
     @property
     def passed(self) -> bool:
@@ -236,6 +238,26 @@ def _faces_check(images: Sequence[np.ndarray], labelled: Sequence[list[Labelled]
     return replace_adaptation(profile, learnt.adaptation), learnt, judged
 
 
+def _side_check(images: Sequence[np.ndarray], labelled: Sequence[list[Labelled]],
+                profile: Profile, findings: dice_step.DiceFindings,
+                result: check_step.CheckResult, ui: Reporter, readers: Readers
+                ) -> tuple[Profile, side_step.SideJudgement | None]:
+    """With values: the die side chosen by the count kept only if it reads the throws'
+    values better (`calibration.side`); the throws already read with it are not read again."""
+    readings = ([*findings.readings, *(t.dice for t in result.throws)]
+                if profile is findings.profile else None)
+    with ui.progress(len(images), "throws read without the die side") as tick:
+        kept, sized = side_step.keep_side(images, labelled, profile, readers, readings)
+        tick(len(images))
+    if sized is not None and sized.kept:
+        ui.say(f"  the die side of {sized.side:.0f} px is kept: it reads the dice's values "
+               f"better ({sized})")
+    elif sized is not None:
+        ui.say(f"  the die side of {sized.side:.0f} px is not kept: it reads the dice's values "
+               f"no better ({sized}); the reader measures each picture's die size")
+    return kept, sized
+
+
 def replace_adaptation(profile: Profile, adaptation: Any) -> Profile:
     """A copy of ``profile`` with ``adaptation``, sharing its empty tray."""
     return dice_step.replace_profile(profile, adaptation=adaptation)
@@ -281,14 +303,15 @@ def calibrate_photos(photos: PhotoThrows, settings: Settings,
                              readers)
     profile, result = _check_step(photos.check_images, check_expects, findings.profile, base,
                                   empty, ui, previews, readers)
-    learnt = judged = None
+    learnt = judged = sized = None
     if result.passed and parts:
         check_labels = check_labels or [[] for _ in photos.check_images]
         parts += _cut(photos.check_images, check_labels, base, check_names, readers)
-        profile, learnt, judged = _faces_check(
-            [*photos.learn_images, *photos.check_images],
-            [*(learn_labels or []), *(check_labels or [])], parts, profile, ui, readers)
-    return Outcome(profile, empty, findings, result, {}, previews, quad, learnt, judged)
+        images = [*photos.learn_images, *photos.check_images]
+        labelled = [*(learn_labels or []), *(check_labels or [])]
+        profile, sized = _side_check(images, labelled, profile, findings, result, ui, readers)
+        profile, learnt, judged = _faces_check(images, labelled, parts, profile, ui, readers)
+    return Outcome(profile, empty, findings, result, {}, previews, quad, learnt, judged, sized)
 
 
 def _counts(labelled: list[list[Labelled]] | None) -> list[int] | None:
@@ -350,12 +373,14 @@ def calibrate_live(live: LiveThrows, settings: Settings, knobs: list[Knob] | Non
     checks = [live.throw(n) for _ in range(settings.checks)]
     profile, result = _check_step(checks, [n] * len(checks), findings.profile, base, empty, ui,
                                   previews, readers)
-    learnt = judged = None
+    learnt = judged = sized = None
     if result.passed and parts:
         check_labels = _values(checks, None, labeller, base, [], "check", ui, readers)
         check_labels = check_labels or [[] for _ in checks]
         parts += _cut(checks, check_labels, base, [], readers)
-        profile, learnt, judged = _faces_check([*images, *checks],
-                                               [*(learn_labels or []), *check_labels], parts,
-                                               profile, ui, readers)
-    return Outcome(profile, empty, findings, result, chosen, previews, quad, learnt, judged)
+        thrown = [*images, *checks]
+        labelled = [*(learn_labels or []), *check_labels]
+        profile, sized = _side_check(thrown, labelled, profile, findings, result, ui, readers)
+        profile, learnt, judged = _faces_check(thrown, labelled, parts, profile, ui, readers)
+    return Outcome(profile, empty, findings, result, chosen, previews, quad, learnt, judged,
+                   sized)

@@ -45,6 +45,7 @@ from calibration.dice import describe_profile
 from calibration.errors import CalibrationError
 from calibration.faces import faces_notes
 from calibration.session import Outcome, Settings, calibrate_live
+from calibration.side import side_notes
 from calibration.sources import HOLD, LiveThrows, SimulatedTable
 from calibration.store import profile_path, save, write_previews
 from calibration.tray import draw, order_corners, propose_zones
@@ -408,6 +409,7 @@ class CalibrationJob:
             "expect": self.settings.expect, "tray": outcome.tray, "light": outcome.light,
             "chosen": describe_profile(outcome.profile),
             "faces": faces_notes(outcome.learnt, outcome.judged),
+            "die_side": side_notes(outcome.sized),
             "check": {"sure": round(check.sure, 3), "with_profile": counts["with"],
                       "without": counts["without"], "advice": check.advice},
         }
@@ -421,7 +423,8 @@ class CalibrationJob:
         return {"outcome": "saved", "path": str(written["profile"]), "backup": backup,
                 "previews": str(written["previews"]), "chosen": notes["chosen"],
                 "sure": round(check.sure, 3), "light": outcome.light,
-                "advice": list(check.advice), "faces": notes["faces"], **counts}
+                "advice": list(check.advice), "faces": notes["faces"],
+                "die_side": notes["die_side"], **counts}
 
     def _ring(self) -> tuple[Any, float | None]:
         """The ring light the light step may sweep, and its level now (None: off)."""

@@ -221,8 +221,9 @@ def dataset_rows(dataset: Path, images: int, seed: int, sources: list[str] | Non
 
 
 def _faces_lines(log: str) -> list[str]:
-    """What a calibration's log says of the dice's faces learnt."""
-    return [line.strip() for line in log.splitlines() if "faces learnt" in line or "slip" in line]
+    """What a calibration's log says of the dice's faces learnt and of its die side."""
+    return [line.strip() for line in log.splitlines()
+            if "faces learnt" in line or "slip" in line or "die side of" in line]
 
 
 def _manifest_of(records: list[dict[str, Any]]) -> Path:

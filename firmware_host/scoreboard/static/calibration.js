@@ -67,6 +67,13 @@
           total: faces.with.dice }));
         if (faces.set_aside.length) lines.push(fill(T.calib_faces_slips, { slips: faces.set_aside.join("; ") }));
       }
+      const side = result.die_side; // the die side chosen by the count, judged by the values
+      if (side) {
+        lines.push(fill(side.kept ? T.calib_side_kept : T.calib_side_dropped, {
+          side: Math.round(side.side), with: side.with.correct, without: side.without.correct,
+          wrong: side.with.wrong + side.with.extra,
+          wrong_without: side.without.wrong + side.without.extra, total: side.with.dice }));
+      }
       return lines.join("\n");
     }
     if (result.outcome === "refused") {

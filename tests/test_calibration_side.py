@@ -1,0 +1,124 @@
+"""The die side chosen by the count, judged by the dice's values (`calibration.side`): kept
+only when it reads the throws' values better, dropped when worse or the same.
+
+Rendered trays (`vision.lab.render`, seeded) hold dice of known value and place; the die
+sides are set against the dice's drawn side.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+from calibration import faces, side
+from calibration.labels import Labelled
+from vision import Die, Profile, shipped_readers
+from vision.lab.render import random_tray, render_tray
+
+
+def _trays(seeds: tuple[int, ...], **options: object
+           ) -> tuple[list[np.ndarray], list[list[Labelled]], float]:
+    """Rendered trays, each die's value and place as an installer gives them, and the
+    dice's mean side (px)."""
+    shots = [render_tray(random_tray(np.random.default_rng(s), 6, **options), s)  # type: ignore[arg-type]
+             for s in seeds]
+    labels = [[Labelled(t.value, t.center, t.side) for t in shot.truth] for shot in shots]
+    mean = float(np.mean([t.side for shot in shots for t in shot.truth]))
+    return [shot.image for shot in shots], labels, mean
+
+
+def test_a_die_side_that_reads_the_values_worse_is_dropped() -> None:
+    """Half the dice's side: pips are read as dice of their own; fewer dice right, and the
+    profile comes back without a side (the rest of it as it was)."""
+    images, labels, mean = _trays((0, 2, 3))
+    profile = Profile(die_side=0.5 * mean, pip_polarity="dark")
+    kept, judged = side.keep_side(images, labels, profile, shipped_readers())
+    assert judged is not None and not judged.kept
+    assert judged.with_it.dice == judged.without.dice == 18
+    assert judged.right < 0 and judged.without.correct >= 17
+    assert kept.die_side is None and kept.pip_polarity == "dark"
+    assert profile.die_side == pytest.approx(0.5 * mean)  # the profile given is left alone
+
+
+def test_a_die_side_that_reads_the_values_better_is_kept() -> None:
+    """White dice on a white board: the reader's own measure of the die size misses dice
+    that the dice's side reads right; more right and none more wrong, so the side stays."""
+    images, labels, mean = _trays((0, 1), floor="white", palette=["white/black", "ivory/black"],
+                                  min_contrast=0.0)
+    profile = Profile(die_side=mean)
+    kept, judged = side.keep_side(images, labels, profile, shipped_readers())
+    assert judged is not None and judged.kept
+    assert judged.right > 0 and judged.wrong <= 0
+    assert kept is profile
+
+
+def test_a_tie_keeps_no_side() -> None:
+    """Dice read as well at the dice's own side as by the reader's measure: the simpler
+    profile (no side) is kept."""
+    images, labels, mean = _trays((0,))
+    kept, judged = side.keep_side(images, labels, Profile(die_side=mean), shipped_readers())
+    assert judged is not None and judged.right == 0 and judged.wrong == 0
+    assert not judged.kept and kept.die_side is None
+
+
+def test_the_rule() -> None:
+    """At least as many right, no more wrong (a wrong value or a value where no die lies),
+    and better on one of them."""
+    base = faces.Tally(20, 15, 1, 2, 1, 1)
+
+    def judged(correct: int, wrong: int, extra: int) -> side.SideJudgement:
+        return side.SideJudgement(30.0, faces.Tally(20, correct, wrong, 0, 0, extra), base)
+
+    assert judged(16, 1, 1).kept and judged(15, 0, 1).kept and judged(15, 1, 0).kept
+    assert not judged(15, 1, 1).kept  # a tie
+    assert not judged(18, 2, 1).kept  # more right, but one more wrong
+    assert not judged(14, 0, 0).kept  # fewer wrong, but one fewer right
+    assert side.side_notes(judged(16, 1, 1)) == {
+        "kept": True, "side": 30.0,
+        "with": {"dice": 20, "correct": 16, "wrong": 1, "unsure": 0, "missed": 0, "extra": 1},
+        "without": {"dice": 20, "correct": 15, "wrong": 1, "unsure": 2, "missed": 1,
+                    "extra": 1}}
+    assert side.side_notes(None) is None
+
+
+def test_nothing_to_judge_without_values_or_without_a_side() -> None:
+    images, labels, mean = _trays((0,))
+    readers = shipped_readers()
+    unknown = [[Labelled(0, d.center) for d in labels[0]]]
+    profile = Profile(die_side=mean)
+    assert side.keep_side(images, unknown, profile, readers) == (profile, None)
+    plain = Profile(pip_polarity="dark")
+    assert side.keep_side(images, labels, plain, readers) == (plain, None)
+
+
+def test_a_die_of_no_value_given_read_is_no_extra() -> None:
+    """The installer's "?" (value 0): a die read there is neither right nor extra."""
+    corners = ((90.0, 90.0), (110.0, 90.0), (110.0, 110.0), (90.0, 110.0))
+    read = [Die(5, (100.0, 100.0), corners, 0.9, None)]
+    assert faces.tally(read, [Labelled(0, (101.0, 100.0))]).row() == (0, 0, 0, 0, 0, 0)
+    assert faces.tally(read, [Labelled(0, (200.0, 100.0))]).extra == 1
+
+
+def test_the_calibration_judges_the_die_side_by_the_values_and_says_so() -> None:
+    """Five rendered trays of white dice on a white board, with their values: the count
+    chooses a die side, the values judge it (every die of the five throws), the calibration
+    says it is kept and why, and the profile and its notes hold it."""
+    from calibration.report import Reporter
+    from calibration.session import Settings, calibrate_photos
+    from calibration.sources import PhotoThrows
+
+    images, labels, _ = _trays(tuple(range(5)), floor="white",
+                               palette=["white/black", "ivory/black"], min_contrast=0.0)
+    photos = PhotoThrows.split([], images, [6] * 5, [f"t{k}" for k in range(5)], labels)
+    ui = Reporter(out=io.StringIO(), bars=False)
+    outcome = calibrate_photos(photos, Settings(), ui)
+    assert outcome.passed and outcome.findings.profile.die_side is not None
+    judged = outcome.sized
+    assert judged is not None and judged.with_it.dice == 30
+    said = [line for line in ui.lines if "the die side of" in line]
+    assert said == [f"  the die side of {judged.side:.0f} px is kept: it reads the dice's "
+                    f"values better ({judged})"]
+    assert judged.kept and outcome.profile.die_side == judged.side
+    assert side.side_notes(judged)["kept"] is True  # type: ignore[index]
