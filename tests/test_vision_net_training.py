@@ -112,6 +112,18 @@ def test_cloths_are_seeded_dotted_and_their_samples_all_none() -> None:
     assert len(samples) <= 3 * PRINT_PER_SCENE
 
 
+def test_price_lists_are_seeded_dotted_print_and_their_samples_all_none() -> None:
+    from vision.lab import print_scenes
+    from vision.lab.face_net_train import PRICE_SEEDS, PRINT_PER_SCENE, print_samples
+
+    first = PRICE_SEEDS.start
+    assert np.array_equal(print_scenes.price_list(first), print_scenes.price_list(first))
+    assert not np.array_equal(print_scenes.price_list(first), print_scenes.price_list(first + 1))
+    samples = print_samples(range(first, first + 3), draw=print_scenes.price_list)
+    assert samples and all(s.label == 0 and s.group == "print" for s in samples)
+    assert len(samples) <= 3 * PRINT_PER_SCENE
+
+
 def test_varied_samples_hold_each_die_of_the_tray_and_a_few_strays() -> None:
     from vision.lab.face_net_train import STRAYS_PER_VARIED, VARIED_SEEDS, varied_samples
     from vision.lab.render import render_tray, varied_tray

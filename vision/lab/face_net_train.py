@@ -19,8 +19,8 @@ not flat, and the game asks for a re-throw; with ``--varied N``, N trays of the 
 (`varied_tray`: dark, coloured, translucent and marbled dice with dark or light pips, hard
 shadows, glare) add the dice no photo of the dataset shows (the shipped model has none: see
 docs/lab/vision-finder.md). Pages of print (`vision.lab.print_scenes`) add
-letters as "none": a round letter's counter is a one's pip to every pip reader; dotted cloths
-add plain dots in rows, as "none" too. Each epoch
+letters as "none": a round letter's counter is a one's pip to every pip reader; price lists add
+their dotted leaders, and dotted cloths plain dots in rows, as "none" too. Each epoch
 draws new rotations (any angle: a die has no upright), shifts, scales, lighting, colour
 swaps and JPEG re-encodings of every sample.
 
@@ -44,6 +44,7 @@ from vision.detect import Candidate
 from vision.face_net import CLASSES, DEFAULT_MODEL, INPUT_SIDE, to_input
 from vision.lab import net_training
 from vision.lab.net_training import dataset_images, fit, relit, square_around
+from vision.lab.print_scenes import price_list
 from vision.lab.scoring import die_sizes, load_manifest
 from vision.pipeline import prepare
 from vision.readers import Readers
@@ -60,6 +61,7 @@ STRAYS_PER_VARIED = 6  # candidates far from every die kept per varied tray: sha
 PRINT_SEEDS = range(200_000, 200_160)
 PRINT_PER_SCENE = 24  # candidates kept per print scene: many scenes rather than many letters
 CLOTH_SEEDS = range(220_000, 220_080)  # dotted cloths: plain dots in rows are no face
+PRICE_SEEDS = range(230_000, 230_060)  # price lists: a leader's dots are no three
 EPOCHS = 120
 
 
@@ -177,14 +179,16 @@ def varied_samples(seeds=VARIED_SEEDS, readers: Readers | None = None) -> list[S
     return samples
 
 
-def print_samples(seeds=PRINT_SEEDS, readers: Readers | None = None) -> list[Sample]:
-    """Candidates found on pages of print (`vision.lab.print_scenes`), all "none": a letter's
-    counter is no pip."""
+def print_samples(seeds=PRINT_SEEDS, readers: Readers | None = None,
+                  draw=None) -> list[Sample]:
+    """Candidates found on pages of print (`vision.lab.print_scenes`; ``draw(seed)`` draws
+    another kind of them, e.g. its price lists), all "none": a letter's counter is no pip."""
     from vision.lab.print_scenes import scene as print_scene
 
+    draw = draw or print_scene
     samples: list[Sample] = []
     for seed in seeds:
-        scene = prepare(print_scene(seed), readers=readers)
+        scene = prepare(draw(seed), readers=readers)
         usable = scene.readable
         rng = np.random.default_rng(seed)
         for k in rng.permutation(len(usable))[:PRINT_PER_SCENE]:
@@ -281,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
         samples += varied_samples(VARIED_SEEDS[:args.varied], readers=readers)
     print("drawing pages of print")
     samples += print_samples(readers=readers)
+    samples += print_samples(PRICE_SEEDS, readers=readers, draw=price_list)
     print("drawing dotted cloths")
     samples += cloth_samples(readers=readers)
     counts = np.bincount([s.label for s in samples], minlength=len(CLASSES))

@@ -122,3 +122,42 @@ def cloth(seed: int) -> np.ndarray:
     if rng.random() < 0.5:
         image = cv2.GaussianBlur(image, (0, 0), float(rng.uniform(0.5, 1.5)))
     return image
+
+
+def price_list(seed: int) -> np.ndarray:
+    """Price list ``seed``: lines of "item ....... price" with dotted leaders (dots of any size
+    and spacing, in one of the training fonts), turned and blurred as `scene` is.
+
+    A leader's dots are pips in a row: three of them inside a die's outline are a three to any
+    reader that counts round marks.
+    """
+    rng = np.random.default_rng(seed)
+    ground, ink = _colours(rng)
+    h, w = SIZE
+    image = np.full((h, w, 3), ground, np.uint8)
+    font = int(FONTS[rng.integers(len(FONTS))])
+    scale = float(rng.uniform(0.7, 1.8))
+    stroke = max(1, round(scale * rng.uniform(1.0, 1.8)))
+    (_, height), base = cv2.getTextSize("Hg", font, scale, stroke)
+    radius = int(rng.integers(1, 5))
+    spacing = radius * float(rng.uniform(2.5, 6.0)) + 2
+    y = height + int(rng.integers(10, 40))
+    while y < h:
+        x = int(rng.integers(4, 60))
+        item = " ".join(WORDS[rng.integers(len(WORDS))] for _ in range(int(rng.integers(1, 3))))
+        price = f"{rng.integers(1, 30)},{rng.integers(0, 10)}0"
+        cv2.putText(image, item, (x, y), font, scale, ink, stroke, cv2.LINE_AA)
+        start = x + cv2.getTextSize(item, font, scale, stroke)[0][0] + int(spacing)
+        price_x = w - 8 - cv2.getTextSize(price, font, scale, stroke)[0][0]
+        dot_y = y - int(rng.uniform(0.0, 0.5) * height)
+        for dot_x in np.arange(start, price_x - spacing, spacing):
+            cv2.circle(image, (round(dot_x), dot_y), radius, ink, -1, cv2.LINE_AA)
+        if price_x > start:
+            cv2.putText(image, price, (price_x, y), font, scale, ink, stroke, cv2.LINE_AA)
+        y += int((height + base) * rng.uniform(1.6, 2.6))
+    turn = cv2.getRotationMatrix2D((w / 2.0, h / 2.0), float(rng.uniform(0, 360)),
+                                   float(rng.uniform(0.8, 1.3)))
+    image = cv2.warpAffine(image, turn, (w, h), borderMode=cv2.BORDER_REFLECT)
+    if rng.random() < 0.5:
+        image = cv2.GaussianBlur(image, (0, 0), float(rng.uniform(0.5, 1.2)))
+    return image
