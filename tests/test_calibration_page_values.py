@@ -137,6 +137,10 @@ def test_the_values_given_are_the_ones_learnt(tower: RunningTower, private_data_
     assert faces["kept"] == (Profile.load(result["path"]).adaptation is not None)
     notes = json.loads(Path(result["path"]).with_name("bar.calibration.json").read_text())
     assert notes["faces"] == faces
+    # The die side is judged by the values only when the count chose one; said alike.
+    assert notes["die_side"] == result["die_side"]
+    if result["die_side"] is not None:
+        assert result["die_side"]["kept"] == (Profile.load(result["path"]).die_side is not None)
 
 
 def test_wrong_values_are_refused_and_cancel_works_while_they_are_asked(
