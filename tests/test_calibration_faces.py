@@ -166,6 +166,9 @@ def test_labels_file_end_to_end(dice_photos: Path, tmp_path: Path,
     judged = notes["faces"]
     data = json.loads(target.read_text())
     assert ("adaptation" in data) == judged["kept"]
+    # A die side chosen by the count is judged by the values too, and kept only if they say so.
+    sized = notes["die_side"]
+    assert (data.get("die_side") is not None) == (sized is not None and sized["kept"])
     assert judged["with"]["dice"] == judged["without"]["dice"] >= 20  # all five photos judge
     if judged["kept"]:
         assert data["adaptation"]["model"] == shipped_readers().base_face.digest
