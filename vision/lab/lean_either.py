@@ -38,10 +38,10 @@ def _prefixed(model, prefix: str):
     for node in graph.node:
         renamed.update((o, prefix + o) for o in node.output)
     nodes = []
-    for node in graph.node:
+    for k, node in enumerate(graph.node):
         copy = onnx.NodeProto()
         copy.CopyFrom(node)
-        copy.name = prefix + node.name
+        copy.name = prefix + (node.name or f"node{k}")  # OpenCV wants every name different
         del copy.input[:]
         copy.input.extend(renamed.get(i, i) for i in node.input)
         del copy.output[:]
@@ -75,14 +75,17 @@ def either(first: Path, second: Path, out: Path) -> None:
             raise ValueError(f"{path} is no lean check (input {INPUT!r}, output {OUTPUT!r})")
     a_nodes, a_init, a_out = _prefixed(models[0], "first_")
     b_nodes, b_init, b_out = _prefixed(models[1], "second_")
-    # (flat, leaning) x (-1, 1): the leaning margin, one column.
-    margin = numpy_helper.from_array(np.array([[-1.0], [1.0]], np.float32), "margin")
+    # (flat, leaning) x (-1, 1): the leaning margin, one column. The names added here start
+    # with "either_", which no prefixed name does: a combined check can be combined again.
+    margin = numpy_helper.from_array(np.array([[-1.0], [1.0]], np.float32), "either_w")
+    steps = (("MatMul", [a_out, "either_w"], "either_first"),
+             ("MatMul", [b_out, "either_w"], "either_second"),
+             ("Max", ["either_first", "either_second"], "either_larger"),
+             ("Sub", ["either_larger", "either_larger"], "either_flat"))
     nodes = [*a_nodes, *b_nodes,
-             helper.make_node("MatMul", [a_out, "margin"], ["first_margin"]),
-             helper.make_node("MatMul", [b_out, "margin"], ["second_margin"]),
-             helper.make_node("Max", ["first_margin", "second_margin"], ["larger"]),
-             helper.make_node("Sub", ["larger", "larger"], ["flat"]),
-             helper.make_node("Concat", ["flat", "larger"], [OUTPUT], axis=1)]
+             *(helper.make_node(op, inputs, [name], name=name) for op, inputs, name in steps),
+             helper.make_node("Concat", ["either_flat", "either_larger"], [OUTPUT], axis=1,
+                              name="either_logits")]
     graph = helper.make_graph(nodes, "lean_either", list(models[0].graph.input),
                               list(models[0].graph.output), [*a_init, *b_init, margin])
     combined = helper.make_model(graph, opset_imports=models[0].opset_import)
