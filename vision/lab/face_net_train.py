@@ -19,8 +19,9 @@ not flat, and the game asks for a re-throw; with ``--varied N``, N trays of the 
 (`varied_tray`: dark, coloured, translucent and marbled dice with dark or light pips, hard
 shadows, glare) add the dice no photo of the dataset shows (the shipped model has none: see
 docs/lab/vision-finder.md). Pages of print (`vision.lab.print_scenes`) add
-letters as "none": a round letter's counter is a one's pip to every pip reader; price lists add
-their dotted leaders, and dotted cloths plain dots in rows, as "none" too. Each epoch
+letters as "none": a round letter's counter is a one's pip to every pip reader; with ``--dots``,
+price lists add their dotted leaders, and dotted cloths plain dots in rows, as "none" too
+(the shipped model has none). Each epoch
 draws new rotations (any angle: a die has no upright), shifts, scales, lighting, colour
 swaps and JPEG re-encodings of every sample.
 
@@ -263,6 +264,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--varied", type=int, default=0, metavar="N",
                         help=f"add N trays of the bar's variety (at most {len(VARIED_SEEDS)}; "
                         "default 0, as the shipped model)")
+    parser.add_argument("--dots", action="store_true",
+                        help="add price lists' dotted leaders and dotted cloths as 'no face' "
+                        "(the shipped model has none)")
     args = parser.parse_args(argv)
     if not 0 <= args.varied <= len(VARIED_SEEDS):
         parser.error(f"--varied: 0 to {len(VARIED_SEEDS)}")
@@ -285,9 +289,10 @@ def main(argv: list[str] | None = None) -> int:
         samples += varied_samples(VARIED_SEEDS[:args.varied], readers=readers)
     print("drawing pages of print")
     samples += print_samples(readers=readers)
-    samples += print_samples(PRICE_SEEDS, readers=readers, draw=price_list)
-    print("drawing dotted cloths")
-    samples += cloth_samples(readers=readers)
+    if args.dots:
+        print("drawing price lists and dotted cloths")
+        samples += print_samples(PRICE_SEEDS, readers=readers, draw=price_list)
+        samples += cloth_samples(readers=readers)
     counts = np.bincount([s.label for s in samples], minlength=len(CLASSES))
     print(f"{len(samples)} samples: " + ", ".join(
         f"{name} {n}" for name, n in zip(CLASSES, counts, strict=True)))
