@@ -24,6 +24,7 @@ from firmware_host.cli import main
 from firmware_host.simulation.bench_calibrate import careless
 from vision import Die, Profile, read_dice, shipped_readers
 from vision.adaptation import Adaptation, adapted, fit, softmax
+from vision.adaptation import _warn_other_model as warned_once
 
 
 def _drawn(rng: np.random.Generator, n: int, centre: np.ndarray) -> np.ndarray:
@@ -62,6 +63,8 @@ def test_an_adaptation_of_another_model_is_ignored_with_one_line(
     mine = Adaptation(net.digest, weights, biases)
     assert adapted(net, mine) is not None
     other = Adaptation("0" * 64, weights + 1.0, biases)
+    # Said once per pair of models in a process: another test may have said it already.
+    warned_once.cache_clear()
     with caplog.at_level(logging.WARNING):
         assert adapted(net, other) is None
     lines = [r.getMessage() for r in caplog.records if "another face network" in r.getMessage()]

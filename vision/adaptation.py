@@ -169,11 +169,6 @@ def adapted(base: FaceNet, adaptation: Adaptation | None) -> FaceNet | None:
     if adaptation.weights.shape != base.classifier()[0].shape:
         _warn_other_model(adaptation.model[:12], base.digest[:12])
         return None
-    return _adapted(base, adaptation)
-
-
-@lru_cache(maxsize=8)
-def _adapted(base: FaceNet, adaptation: Adaptation) -> AdaptedNet:
     return AdaptedNet(base, adaptation)
 
 

@@ -20,7 +20,7 @@ import functools
 import os
 from dataclasses import dataclass, replace
 
-from vision.adaptation import AdaptedNet, adapted
+from vision.adaptation import Adaptation, AdaptedNet, adapted
 from vision.face_net import DEFAULT_MODEL as FACE_MODEL
 from vision.face_net import FaceNet, FaceReader
 from vision.finder import DEFAULT_MODEL as FINDER_MODEL
@@ -66,18 +66,25 @@ class Readers:
         adaptation = profile.adaptation if profile is not None else None
         if adaptation is None:
             return self
-        # An adapted network is adapted again from its model file, not on top of its layer.
-        base = self.base_face
-        if not isinstance(base, FaceNet):
-            return self
-        net = adapted(base, adaptation)
-        return self if net is None else replace(self, face=net)
+        return _with_adaptation(self, adaptation)
 
 
 @functools.cache
 def shipped() -> Readers:
     """The networks shipped beside the package, loaded once."""
     return Readers.from_files()
+
+
+# Per profile: every frame the tower reads with one profile uses the same adapted networks,
+# checked against the model file and built once, not at every frame.
+@functools.lru_cache(maxsize=8)
+def _with_adaptation(readers: Readers, adaptation: Adaptation) -> Readers:
+    # An adapted network is adapted again from its model file, not on top of its layer.
+    base = readers.base_face
+    if not isinstance(base, FaceNet):
+        return readers
+    net = adapted(base, adaptation)
+    return readers if net is None else replace(readers, face=net)
 
 
 # Per path: a bench or a training script naming one file many times loads it once.
