@@ -26,8 +26,7 @@ from calibration.labels import Labelled
 from calibration.report import Reporter
 from calibration.sources import Table
 from vision import Die, Profile, Readers, read_dice
-from vision.annotate import READ_COLOUR, UNSURE_COLOUR
-from vision.image_io import as_bgr
+from vision.annotate import canvas, outline
 
 log = logging.getLogger(__name__)
 
@@ -119,13 +118,9 @@ class AskingLabeller:
 def numbered(image: np.ndarray, dice: list[Die]) -> np.ndarray:
     """A BGR copy of ``image`` with each die outlined (orange: unsure) and numbered from 1
     under it, in the order given; the values are left to the page, which may change them."""
-    out = as_bgr(image).copy()
-    scale = max(out.shape[:2]) / 640.0
-    thick = max(1, round(1.5 * scale))
+    out, scale, thick = canvas(image)
     for k, die in enumerate(dice, 1):
-        colour = READ_COLOUR if die.value is not None else UNSURE_COLOUR
-        pts = np.array(die.corners, dtype=np.float32).round().astype(np.int32)
-        cv2.polylines(out, [pts], True, colour, thick, cv2.LINE_AA)
+        outline(out, die, thick)
         text, font, bold = str(k), 0.8 * scale, thick + 1
         (w, h), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, font, bold)
         x = round(die.center[0] - w / 2)
