@@ -45,7 +45,8 @@ from vision.detect import Candidate
 from vision.face_net import CLASSES, DEFAULT_MODEL, INPUT_SIDE, to_input
 from vision.lab import net_training
 from vision.lab.net_training import dataset_images, fit, relit, square_around
-from vision.lab.print_scenes import price_list
+from vision.lab.print_scenes import cloth, price_list
+from vision.lab.print_scenes import scene as print_scene
 from vision.lab.scoring import die_sizes, load_manifest
 from vision.pipeline import prepare
 from vision.readers import Readers
@@ -181,11 +182,9 @@ def varied_samples(seeds=VARIED_SEEDS, readers: Readers | None = None) -> list[S
 
 
 def print_samples(seeds=PRINT_SEEDS, readers: Readers | None = None,
-                  draw=None) -> list[Sample]:
+                  draw=None, group: str = "print") -> list[Sample]:
     """Candidates found on pages of print (`vision.lab.print_scenes`; ``draw(seed)`` draws
     another kind of them, e.g. its price lists), all "none": a letter's counter is no pip."""
-    from vision.lab.print_scenes import scene as print_scene
-
     draw = draw or print_scene
     samples: list[Sample] = []
     for seed in seeds:
@@ -193,23 +192,14 @@ def print_samples(seeds=PRINT_SEEDS, readers: Readers | None = None,
         usable = scene.readable
         rng = np.random.default_rng(seed)
         for k in rng.permutation(len(usable))[:PRINT_PER_SCENE]:
-            samples.append(_candidate_sample(scene, usable[int(k)], 0, "print"))
+            samples.append(_candidate_sample(scene, usable[int(k)], 0, group))
     return samples
 
 
 def cloth_samples(seeds=CLOTH_SEEDS, readers: Readers | None = None) -> list[Sample]:
     """Candidates found on dotted cloths (`vision.lab.print_scenes.cloth`), all "none": plain
     dots in rows are no face."""
-    from vision.lab.print_scenes import cloth
-
-    samples: list[Sample] = []
-    for seed in seeds:
-        scene = prepare(cloth(seed), readers=readers)
-        usable = scene.readable
-        rng = np.random.default_rng(seed)
-        for k in rng.permutation(len(usable))[:PRINT_PER_SCENE]:
-            samples.append(_candidate_sample(scene, usable[int(k)], 0, "cloth"))
-    return samples
+    return print_samples(seeds, readers, draw=cloth, group="cloth")
 
 
 def augmented(sample: Sample, rng: np.random.Generator) -> np.ndarray:

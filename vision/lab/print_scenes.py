@@ -14,6 +14,8 @@ duplex, complex, triplex) on English prose. Everything is seeded.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import cv2
 import numpy as np
 
@@ -53,16 +55,48 @@ def _colours(rng: np.random.Generator) -> tuple[tuple[int, ...], tuple[int, ...]
     return ground, ink
 
 
+class Sheet(NamedTuple):
+    """A blank sheet and the print drawn on it: ink, font, scale, stroke, and the height and
+    baseline of its letters."""
+
+    image: np.ndarray
+    ink: tuple[int, ...]
+    font: int
+    scale: float
+    stroke: int
+    height: int
+    base: int
+
+
+def _sheet(rng: np.random.Generator, scales: tuple[float, float]) -> Sheet:
+    """A blank sheet of one of `_colours`, with one of FONTS at a scale within ``scales``."""
+    ground, ink = _colours(rng)
+    image = np.full((*SIZE, 3), ground, np.uint8)
+    font = int(FONTS[rng.integers(len(FONTS))])
+    scale = float(rng.uniform(*scales))
+    stroke = max(1, round(scale * rng.uniform(1.0, 1.8)))
+    (_, height), base = cv2.getTextSize("Hg", font, scale, stroke)
+    return Sheet(image, ink, font, scale, stroke, height, base)
+
+
+def _as_seen(image: np.ndarray, rng: np.random.Generator,
+             zoom: tuple[float, float]) -> np.ndarray:
+    """``image`` as a camera sees a card lying on the tray: turned by any angle, zoomed
+    within ``zoom``, and half the time blurred a little."""
+    h, w = image.shape[:2]
+    turn = cv2.getRotationMatrix2D((w / 2.0, h / 2.0), float(rng.uniform(0, 360)),
+                                   float(rng.uniform(*zoom)))
+    image = cv2.warpAffine(image, turn, (w, h), borderMode=cv2.BORDER_REFLECT)
+    if rng.random() < 0.5:
+        image = cv2.GaussianBlur(image, (0, 0), float(rng.uniform(0.5, 1.2)))
+    return image
+
+
 def page(rng: np.random.Generator) -> np.ndarray:
     """A page of print: lines of words in one font, at a size where letters are about a die's
     size or smaller."""
-    ground, ink = _colours(rng)
+    image, ink, font, scale, stroke, height, base = _sheet(rng, (0.9, 3.4))
     h, w = SIZE
-    image = np.full((h, w, 3), ground, np.uint8)
-    font = int(FONTS[rng.integers(len(FONTS))])
-    scale = float(rng.uniform(0.9, 3.4))
-    stroke = max(1, round(scale * rng.uniform(1.0, 1.8)))
-    (_, height), base = cv2.getTextSize("Hg", font, scale, stroke)
     y = height + int(rng.integers(4, 20))
     while y < h:
         x = int(rng.integers(4, 40))
@@ -81,14 +115,7 @@ def scene(seed: int) -> np.ndarray:
     """Scene ``seed``: a page of print, turned by any angle and blurred a little, as a camera
     would see a card lying on the tray."""
     rng = np.random.default_rng(seed)
-    image = page(rng)
-    h, w = image.shape[:2]
-    turn = cv2.getRotationMatrix2D((w / 2.0, h / 2.0), float(rng.uniform(0, 360)),
-                                   float(rng.uniform(0.8, 1.2)))
-    image = cv2.warpAffine(image, turn, (w, h), borderMode=cv2.BORDER_REFLECT)
-    if rng.random() < 0.5:
-        image = cv2.GaussianBlur(image, (0, 0), float(rng.uniform(0.5, 1.2)))
-    return image
+    return _as_seen(page(rng), rng, (0.8, 1.2))
 
 
 def cloth(seed: int) -> np.ndarray:
@@ -132,13 +159,8 @@ def price_list(seed: int) -> np.ndarray:
     reader that counts round marks.
     """
     rng = np.random.default_rng(seed)
-    ground, ink = _colours(rng)
+    image, ink, font, scale, stroke, height, base = _sheet(rng, (0.7, 1.8))
     h, w = SIZE
-    image = np.full((h, w, 3), ground, np.uint8)
-    font = int(FONTS[rng.integers(len(FONTS))])
-    scale = float(rng.uniform(0.7, 1.8))
-    stroke = max(1, round(scale * rng.uniform(1.0, 1.8)))
-    (_, height), base = cv2.getTextSize("Hg", font, scale, stroke)
     radius = int(rng.integers(1, 5))
     spacing = radius * float(rng.uniform(2.5, 6.0)) + 2
     y = height + int(rng.integers(10, 40))
@@ -155,9 +177,4 @@ def price_list(seed: int) -> np.ndarray:
         if price_x > start:
             cv2.putText(image, price, (price_x, y), font, scale, ink, stroke, cv2.LINE_AA)
         y += int((height + base) * rng.uniform(1.6, 2.6))
-    turn = cv2.getRotationMatrix2D((w / 2.0, h / 2.0), float(rng.uniform(0, 360)),
-                                   float(rng.uniform(0.8, 1.3)))
-    image = cv2.warpAffine(image, turn, (w, h), borderMode=cv2.BORDER_REFLECT)
-    if rng.random() < 0.5:
-        image = cv2.GaussianBlur(image, (0, 0), float(rng.uniform(0.5, 1.2)))
-    return image
+    return _as_seen(image, rng, (0.8, 1.3))
