@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 NETWORKS = {"face": "face network", "finder": "die finder", "lean": "lean check"}
 
 COLUMNS = ("images", "gt_dice", "correct", "wrong", "unsure", "missed", "extra", "half_lost")
+# Each column's heading and width where not its name in 8 characters. half_lost: photos where
+# fewer than half the labelled dice were found at all.
+HEADINGS = {"half_lost": ("halflost", 9)}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -103,15 +106,14 @@ def _fmt(x: float | None, digits: int = 3) -> str:
 
 def table(result: dict[str, Any]) -> str:
     """The per-source and overall rows as fixed-width text."""
-    # half_lost: photos where fewer than half the labelled dice were found at all.
-    names = [c.replace("half_lost", " halflost") for c in (*COLUMNS, "recall", "precis")]
-    head = f"{'source':<38}" + "".join(f"{c:>8}" for c in names)
-    head += f"{'ms_med':>8}{'ms_p95':>8}"
+    widths = {c: HEADINGS.get(c, (c, 8))[1] for c in COLUMNS}
+    head = f"{'source':<38}" + "".join(f"{HEADINGS.get(c, (c,))[0]:>{widths[c]}}"
+                                        for c in COLUMNS)
+    head += f"{'recall':>8}{'precis':>8}{'ms_med':>8}{'ms_p95':>8}"
     lines = [head, "-" * len(head)]
     rows = [*result["per_source"].items(), ("ALL", result["overall"])]
     for name, row in rows:
-        line = f"{name[:38]:<38}" + "".join(
-            f"{row[c]:>{9 if c == 'half_lost' else 8}}" for c in COLUMNS)
+        line = f"{name[:38]:<38}" + "".join(f"{row[c]:>{widths[c]}}" for c in COLUMNS)
         line += f"{_fmt(row['recall']):>8}{_fmt(row['precision']):>8}"
         line += f"{_fmt(row['ms']['median'], 1):>8}{_fmt(row['ms']['p95'], 1):>8}"
         lines.append(line)
