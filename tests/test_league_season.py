@@ -16,8 +16,7 @@ from firmware_host.league.messages import action_payload, parse
 from firmware_host.league.season import new_season
 from firmware_host.league.simtower import SimTower
 from firmware_host.league.store import LeagueError, LeagueStore
-from firmware_host.rules import new_game
-from firmware_host.rules.simulation import policy_421
+from firmware_host.rules.simulation import play
 from tests.league_support import (
     FAST,
     broker,  # noqa: F401 - the fixture
@@ -35,11 +34,7 @@ def _games(seed: int, rosters: list[list[str]]) -> list[tuple[int, dict]]:
     hub.subscribe(lambda action, result: actions.append(action))
     for players in rosters:
         hub.start_game("tim-11", players)
-        mirror = new_game("tim-11", players)
-        while not mirror.is_over:
-            event = policy_421(mirror, rng)
-            hub.apply(event)
-            mirror.apply(event)
+        play("tim-11", players, rng, observer=lambda game, event, effects: hub.apply(event))
     return list(enumerate(actions, start=1))
 
 

@@ -9,8 +9,7 @@ from firmware_host.hub import GameHub, Journal
 from firmware_host.league.messages import action_payload, parse
 from firmware_host.league.store import LeagueStore
 from firmware_host.league.throwers import GameFollower
-from firmware_host.rules import new_game
-from firmware_host.rules.simulation import policy_421
+from firmware_host.rules.simulation import play
 
 TOPIC = "dicetower/towers/t1/actions"
 
@@ -24,11 +23,7 @@ def _journaled_games(tmp_path, games: int = 2, seed: int = 5) -> tuple[GameHub, 
     for number in range(games):
         players = ["Ana", "Ben", "Cleo"] if number % 2 == 0 else ["Dan", "Eva"]
         hub.start_game("tim-11", players)
-        mirror = new_game("tim-11", players)
-        while not mirror.is_over:
-            event = policy_421(mirror, rng)
-            hub.apply(event)
-            mirror.apply(event)
+        play("tim-11", players, rng, observer=lambda game, event, effects: hub.apply(event))
     hub.start_game("tim-11", ["Ana", "Ben"])
     hub.apply({"type": "throw", "faces": [5]})  # the opening: one die each
     hub.apply({"type": "throw", "faces": [3]})
