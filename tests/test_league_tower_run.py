@@ -11,10 +11,7 @@ from __future__ import annotations
 import json
 import random
 import signal
-import socket
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 from firmware_host.league.ingest import LeagueListener
@@ -26,63 +23,30 @@ from tests.league_support import (
     broker,  # noqa: F401 - the fixture
     wait_until,
 )
+from tests.test_tower_commands import free_port, start_run, tower_config
 from tests.tower_checks import Scoreboard
 
-PIN = "2468"
-PLAYERS = ["Zoe", "Yann"]
+PIN = "2468"  # tower_config's
+PLAYERS = ["Zoe", "Yann"]  # tower_config's
 KNOBS = {"pot": 3}  # a tim-11 game of a few dozen throws
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def _config(tmp_path: Path, port: int, broker_url: str) -> Path:
-    config = tmp_path / "tower.toml"
-    config.write_text(f"""
-[camera]
-source = "simulated"
-[tower]
-pinmap = "simulated"
-[game]
-preset = "tim-11"
-players = {json.dumps(PLAYERS)}
-knobs = {{ pot = {KNOBS["pot"]} }}
-[scoreboard]
-host = "127.0.0.1"
-port = {port}
-pin = "{PIN}"
-lang = "en"
-[journal]
-path = "tower.sqlite3"
+    """`run`'s tower.toml, with a short game and the league's keys."""
+    return tower_config(tmp_path, port, f"""[game.knobs]
+pot = {KNOBS["pot"]}
 [league]
 broker = "{broker_url}"
 tower = "bar-1"
 """)
-    return config
-
-
-def _start(config: Path) -> subprocess.Popen[str]:
-    process = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "run", "--config",
-                                str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
-    while True:  # started once it says how to stop it
-        line = process.stdout.readline()  # type: ignore[union-attr]
-        if not line:
-            process.wait(timeout=10)
-            raise AssertionError(f"run exited early: {process.stderr.read()}")  # type: ignore[union-attr]
-        if line.startswith("Ctrl-C"):
-            return process
 
 
 def test_a_tower_run_with_league_keys_publishes_its_game(tmp_path: Path, broker) -> None:  # noqa: F811
     store = LeagueStore(tmp_path / "league.sqlite3")
     listener = LeagueListener(store, broker.address, reconnect=FAST)
     listener.start()
-    port = _free_port()
-    process = _start(_config(tmp_path, port, broker.address.url()))
+    port = free_port()
+    process, _ = start_run(_config(tmp_path, port, broker.address.url()))
     try:
         def table() -> dict:
             tables = store.tables()

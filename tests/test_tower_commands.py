@@ -22,7 +22,7 @@ from firmware_host.cli import main
 SHORT = ["--knob", "pot=3"]  # a tim-11 game of a few dozen throws
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
@@ -134,7 +134,9 @@ def test_run_needs_a_good_config(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert str(bad) in err and "hold" in err and err.count("\n") == 1
 
 
-def _tower_config(tmp_path: Path, port: int) -> Path:
+def tower_config(tmp_path: Path, port: int, extra: str = "") -> Path:
+    """A simulated tower's tower.toml serving its scoreboard on ``port`` (PIN 2468), with
+    ``extra`` TOML at its end."""
     config = tmp_path / "tower.toml"
     config.write_text(f"""
 [camera]
@@ -151,11 +153,11 @@ pin = "2468"
 lang = "en"
 [journal]
 path = "tower.sqlite3"
-""")
+{extra}""")
     return config
 
 
-def _start_run(config: Path) -> tuple[subprocess.Popen[str], list[str]]:
+def start_run(config: Path) -> tuple[subprocess.Popen[str], list[str]]:
     process = subprocess.Popen([sys.executable, "-m", "firmware_host.cli", "run", "--config",
                                 str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
@@ -170,9 +172,9 @@ def _start_run(config: Path) -> tuple[subprocess.Popen[str], list[str]]:
 
 
 def test_run_serves_the_configured_game_stops_on_sigterm_and_resumes(tmp_path: Path) -> None:
-    port = _free_port()
-    config = _tower_config(tmp_path, port)
-    process, lines = _start_run(config)
+    port = free_port()
+    config = tower_config(tmp_path, port)
+    process, lines = start_run(config)
     try:
         printed = "\n".join(lines)
         assert "started a new game" in printed and "2468" in printed
@@ -187,7 +189,7 @@ def test_run_serves_the_configured_game_stops_on_sigterm_and_resumes(tmp_path: P
             process.kill()
             process.wait()
     assert (tmp_path / "tower.sqlite3").is_file()
-    process, lines = _start_run(config)
+    process, lines = start_run(config)
     try:
         assert any("resumed the unfinished game" in line for line in lines)
     finally:
@@ -199,7 +201,7 @@ def test_run_says_when_its_port_is_taken(tmp_path: Path) -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
-        config = _tower_config(tmp_path, busy.getsockname()[1])
+        config = tower_config(tmp_path, busy.getsockname()[1])
         result = subprocess.run([sys.executable, "-m", "firmware_host.cli", "run", "--config",
                                  str(config)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 2  # the service's unit does not restart it for ever
@@ -260,7 +262,7 @@ def test_make_demo_is_the_demo_command() -> None:
 
 
 def test_demo_prints_a_line_per_throw_and_the_scoreboard(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "firmware_host.cli", "demo", "--fast", "--games", "1",
                "--journal", str(tmp_path / "d.sqlite3"), "--port", str(port), "--pin", "1357",
                *SHORT]
