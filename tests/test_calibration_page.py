@@ -127,6 +127,20 @@ def press(master: GameMaster, path: str = "calibration/next") -> dict[str, Any]:
     return asked(master)
 
 
+def open_calibration(driver: Any, url: str) -> None:
+    """The game master's page at ``url`` in ``driver``, unlocked with the PIN, its
+    calibration panel open."""
+    from selenium.webdriver.common.by import By
+
+    driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+    driver.get(url + "/admin?lang=en")
+    driver.find_element(By.ID, "pin").send_keys(PIN)
+    driver.find_element(By.CSS_SELECTOR, "#login-form button").click()
+    wait_for(driver, lambda d: d.find_element(By.ID, "controls").is_displayed(),
+             "the PIN did not unlock the controls")
+    driver.find_element(By.CSS_SELECTOR, "#calibration > summary").click()
+
+
 def profiles(home: Path) -> list[Path]:
     folder = home / "config" / "dicetower" / "profiles"
     return sorted(folder.iterdir()) if folder.exists() else []
@@ -283,13 +297,7 @@ def test_the_panel_in_a_browser(browser: Any, tower: RunningTower,  # noqa: F811
         return driver.find_element(By.ID, "calib-message").get_attribute("data-code")
 
     with BackgroundServer(app) as server:
-        driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
-        driver.get(server.url + "/admin?lang=en")
-        driver.find_element(By.ID, "pin").send_keys(PIN)
-        driver.find_element(By.CSS_SELECTOR, "#login-form button").click()
-        wait_for(driver, lambda d: d.find_element(By.ID, "controls").is_displayed(),
-                 "the PIN did not unlock the controls")
-        driver.find_element(By.CSS_SELECTOR, "#calibration > summary").click()
+        open_calibration(driver, server.url)
         driver.find_element(By.ID, "calib-name").send_keys("browser")
         driver.find_element(By.ID, "btn-calib-start").click()
         image = driver.find_element(By.ID, "calib-preview")

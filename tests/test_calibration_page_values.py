@@ -13,22 +13,23 @@ on the picture, its value corrected with its buttons and the calibration going o
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 import pytest
-from test_calibration_page import (
-    PIN,
+from test_calibration_page import (  # noqa: F401 - tower: the fixture
     STUCK,
     RunningTower,
     asked,
     make_app,
+    open_calibration,
     press,
     profiles,
     state,
+    tower,
     until,
 )
 from test_scoreboard_browser import browser, save_screenshots, wait_for  # noqa: F401
@@ -40,15 +41,6 @@ from firmware_host.scoreboard.server import BackgroundServer
 from vision import Profile
 
 Given = list[tuple[int, tuple[float, float]]]
-
-
-@pytest.fixture
-def tower(tmp_path: Path) -> Iterator[RunningTower]:
-    running = RunningTower(tmp_path)
-    try:
-        yield running
-    finally:
-        running.close()
 
 
 @pytest.fixture
@@ -97,7 +89,8 @@ def corrected(dice: list[dict[str, Any]], first: bool) -> list[int | None]:
     return values
 
 
-def test_the_values_given_are_the_ones_learnt(tower: RunningTower, private_data_home: Path,
+def test_the_values_given_are_the_ones_learnt(tower: RunningTower,  # noqa: F811
+                                              private_data_home: Path,
                                               learnt: list[Given]) -> None:
     master = game_master(make_app(tower))
     assert master.post("calibration/start", {"expect": 3, "name": "bar"}).status_code == 200
@@ -144,7 +137,7 @@ def test_the_values_given_are_the_ones_learnt(tower: RunningTower, private_data_
 
 
 def test_wrong_values_are_refused_and_cancel_works_while_they_are_asked(
-    tower: RunningTower, private_data_home: Path
+    tower: RunningTower, private_data_home: Path  # noqa: F811
 ) -> None:
     master = game_master(make_app(tower))
     master.post("calibration/start", {"expect": 3})
@@ -187,7 +180,8 @@ def test_wrong_values_are_refused_and_cancel_works_while_they_are_asked(
     assert not tower.store.snapshot()["paused"]
 
 
-def test_without_values_none_are_asked(tower: RunningTower, private_data_home: Path,
+def test_without_values_none_are_asked(tower: RunningTower,  # noqa: F811
+                                       private_data_home: Path,
                                        learnt: list[Given]) -> None:
     master = game_master(make_app(tower))
     assert error_of(master.post("calibration/start", {"expect": 3, "values": "yes"})) == (
@@ -230,13 +224,7 @@ def test_a_die_corrected_in_a_browser(browser: Any, tower: RunningTower,  # noqa
                           and d.find_element(By.ID, "btn-calib-next").is_enabled())
 
     with BackgroundServer(app) as server:
-        driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
-        driver.get(server.url + "/admin?lang=en")
-        driver.find_element(By.ID, "pin").send_keys(PIN)
-        driver.find_element(By.CSS_SELECTOR, "#login-form button").click()
-        wait_for(driver, lambda d: d.find_element(By.ID, "controls").is_displayed(),
-                 "the PIN did not unlock the controls")
-        driver.find_element(By.CSS_SELECTOR, "#calibration > summary").click()
+        open_calibration(driver, server.url)
         assert driver.find_element(By.ID, "calib-values").is_selected()
         def press_next(waiting: str, version: int) -> None:
             WebDriverWait(driver, STUCK).until(offered(waiting), f"{waiting} never offered")
