@@ -9,7 +9,8 @@ weighing as three), then learnt from every throw; the run says so.
 The installer gives values at the terminal (`ask_values`): the reading is shown die by die,
 left to right, and Enter confirms it, or the values are typed in that order (``-`` for what
 is no die, ``?`` for a die not to learn from). The game master's page asks the same question
-(`calibration.web.AskingLabeller`); both answers become values through `given_values`.
+(`calibration.web.AskingLabeller`), where a die the reading missed may also be added where it
+lies on the throw's picture; both answers become values through `given_values`.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ MATCH = 0.6  # x die side: a read die this near a labelled one is that die
 # (`calibration.agreement`: a value beyond the dice thrown 3, a die missed 1). A few throws
 # hold a few dozen dice: asking that not one more be wrong would refuse on one die's chance.
 WRONG_COST = OVER_COST / MISS_COST
+ANSWERS = (0, 1, 2, 3, 4, 5, 6)  # a die's value given: 1-6, or 0 for one not to learn from
+# A die the reading missed, added by the installer on the throw's picture: its centre (image
+# pixels) and its value (one of ANSWERS).
+Added = tuple[float, float, int]
 
 
 @dataclass(frozen=True)
@@ -141,17 +146,26 @@ def left_to_right(dice: Sequence[Die]) -> list[Die]:
     return sorted(dice, key=lambda d: (d.center[0], d.center[1]))
 
 
-def given_values(shown: Sequence[Die], answers: Sequence[int | None] | None
-                 ) -> list[Labelled]:
+def given_values(shown: Sequence[Die], answers: Sequence[int | None] | None,
+                 added: Sequence[Added] = ()) -> list[Labelled]:
     """The values of ``shown`` (a throw's reading, `left_to_right`) as the installer gave
     them: ``answers`` None confirms the reading, else one answer per die: 1-6 its value, 0 a
-    die not to learn from, None no die (left out). ValueError when not one per die."""
+    die not to learn from, None no die (left out). ``added``: dice the reading missed, each
+    (x, y, value): its centre in image pixels and 1-6 or 0, labelled there. ValueError when
+    not one answer per die, or an added die is not so."""
     if answers is None:  # an unsure die confirmed is a die of a value not given
-        return [Labelled(d.value or 0, d.center) for d in shown]
-    if len(answers) != len(shown) or any(a not in (None, 0, 1, 2, 3, 4, 5, 6)
-                                         for a in answers):
+        values = [Labelled(d.value or 0, d.center) for d in shown]
+    elif len(answers) != len(shown) or any(a not in (None, *ANSWERS) for a in answers):
         raise ValueError(f"{len(shown)} answers, each 1-6, 0 or None")
-    return [Labelled(a, d.center) for a, d in zip(answers, shown, strict=True) if a is not None]
+    else:
+        values = [Labelled(a, d.center) for a, d in zip(answers, shown, strict=True)
+                  if a is not None]
+    for die in added:
+        if (len(die) != 3 or not all(isinstance(v, int | float) and math.isfinite(v)
+                                     for v in die[:2]) or die[2] not in ANSWERS):
+            raise ValueError("each die added is (x, y, value): its centre, and 1-6 or 0")
+        values.append(Labelled(int(die[2]), (float(die[0]), float(die[1]))))
+    return values
 
 
 def faces_notes(learnt: adapt.Learnt | None, judged: Judgement | None

@@ -7,7 +7,8 @@ after each change; `AskingTable` makes every throw and every clearing of the tra
 act (the simulated tray's own `SimulatedTable`, so that a simulated tower can be calibrated
 from the page too). `AskingLabeller` is the terminal's labeller (`faces.labelled_reading`) for
 a page: each throw's reading, numbered left to right on its picture (`numbered`), is a
-question whose answer (every value right, or one value per die) returns the dice's values.
+question whose answer (every value right, or one value per die, and the dice it missed
+added where they lie) returns the dice's values.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from calibration.faces import given_values, left_to_right
+from calibration.faces import Added, given_values, left_to_right
 from calibration.labels import Labelled
 from calibration.report import Reporter
 from calibration.sources import Table
@@ -94,8 +95,10 @@ class AskingTable(Table):
 
 
 # The question of one throw's values: (its name, its picture, its dice left to right) ->
-# None when every value read is right, else one answer per die (`faces.given_values`).
-AskValues = Callable[[str, np.ndarray, list[Die]], list[int | None] | None]
+# (None when every value read is right, else one answer per die; the dice added), as
+# `faces.given_values` takes them.
+AskValues = Callable[[str, np.ndarray, list[Die]],
+                     tuple[list[int | None] | None, list[Added]]]
 
 
 class AskingLabeller:
@@ -112,7 +115,8 @@ class AskingLabeller:
                  ) -> list[Labelled]:
         shown = left_to_right(read_dice(image, profile, readers=self.readers))
         self.asked += 1
-        return given_values(shown, self.ask(name, image, shown))
+        answers, added = self.ask(name, image, shown)
+        return given_values(shown, answers, added)
 
 
 def numbered(image: np.ndarray, dice: list[Die]) -> np.ndarray:

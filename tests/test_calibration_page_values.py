@@ -4,10 +4,12 @@ A real `Controller` runs tim-11 on the simulated tray (`test_calibration_page.Ru
 after each throw of the dice step and of the check, the job shows the throw read, its dice
 numbered left to right, and waits for their values. Checked through the Flask test client:
 the state's dice, the values given reaching the learning exactly as given (a die corrected, one
-not to learn from, one that is no die: the terminal's answers), every wrong input refused with
-the blueprint's 400 (or 409) and nothing changed, cancel while the values are asked, a
-calibration started without values asking none; and once in headless Chromium, a die tapped
-on the picture, its value corrected with its buttons and the calibration going on.
+not to learn from, one that is no die: the terminal's answers; a die the reading missed, added
+where it lies and cut as patches of its value), every wrong input refused with the blueprint's
+400 (or 409) and nothing changed, cancel while the values are asked, a calibration started
+without values asking none; and once in headless Chromium, a die tapped on the picture, its
+value corrected with its buttons, a die added by a tap where none was read (and another added
+then taken away) and the calibration going on.
 """
 
 from __future__ import annotations
@@ -43,15 +45,26 @@ from vision import Profile
 Given = list[tuple[int, tuple[float, float]]]
 
 
+class Cuts(list[Given]):
+    """The values each throw's patches were cut with (`adapt.cut`), throw by throw, and in
+    ``patches`` the patches cut from each."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.patches: list[adapt.Patches] = []
+
+
 @pytest.fixture
-def learnt(monkeypatch: pytest.MonkeyPatch) -> list[Given]:
-    """The values each throw's patches were cut with (`adapt.cut`): what the learning used."""
-    seen: list[Given] = []
+def learnt(monkeypatch: pytest.MonkeyPatch) -> Cuts:
+    """What the learning used (`Cuts`); the session cuts one throw at a time."""
+    seen = Cuts()
     cut = adapt.cut
 
     def spy(images: Any, labelled: Any, *args: Any, **kwargs: Any) -> adapt.Patches:
+        assert len(images) == 1
         seen.extend([(d.value, d.center) for d in dice] for dice in labelled)
-        return cut(images, labelled, *args, **kwargs)
+        seen.patches.append(cut(images, labelled, *args, **kwargs))
+        return seen.patches[-1]
 
     monkeypatch.setattr(adapt, "cut", spy)
     return seen
@@ -74,24 +87,42 @@ def answer(master: GameMaster, body: dict[str, Any]) -> dict[str, Any]:
     return asked(master)
 
 
-def corrected(dice: list[dict[str, Any]], first: bool) -> list[int | None]:
-    """The installer's answer: the values read (an unsure die: not sure); on the first throw,
-    the first die another value, the second not to learn from, the third no die (a mark
-    taken for one)."""
+def corrected(dice: list[dict[str, Any]], throw: int
+              ) -> tuple[list[int | None], list[list[float]]]:
+    """The installer's answer, values and dice added: the values read (an unsure die: not
+    sure); on the first throw, the first die another value, the second not to learn from,
+    the third no die (a mark taken for one); on the second, the first die as if the reading
+    had missed it: no die where read, added by hand a little off its centre."""
     values: list[int | None] = [d["value"] or 0 for d in dice]
-    if not first:
-        return values
-    values[0] = (dice[0]["value"] or 0) % 6 + 1
-    if len(values) > 1:
-        values[1] = 0
-    if len(values) > 2:
-        values[2] = None
-    return values
+    if throw == 1:
+        values[0] = (dice[0]["value"] or 0) % 6 + 1
+        if len(values) > 1:
+            values[1] = 0
+        if len(values) > 2:
+            values[2] = None
+    if throw == 2:
+        values[0] = None
+        x, y = dice[0]["center"]
+        return values, [[x + 1.5, y - 1.0, dice[0]["value"] or 3]]
+    return values, []
+
+
+def empty_spot(dice: list[dict[str, Any]], taken: list[tuple[int, int]]
+               ) -> tuple[int, int]:
+    """A point of the picture's middle (640 x 480) farthest from every die read and every
+    point ``taken``: where a tap adds a die."""
+    side = max((d["side"] for d in dice), default=40.0)
+    near = [tuple(d["center"]) for d in dice] + taken
+    spot = max(((x, y) for x in range(160, 481, 8) for y in range(120, 361, 8)),
+               key=lambda p: min((np.hypot(p[0] - c[0], p[1] - c[1]) for c in near),
+                                 default=0.0))
+    assert all(np.hypot(spot[0] - c[0], spot[1] - c[1]) > 2 * side for c in near)
+    return spot
 
 
 def test_the_values_given_are_the_ones_learnt(tower: RunningTower,  # noqa: F811
                                               private_data_home: Path,
-                                              learnt: list[Given]) -> None:
+                                              learnt: Cuts) -> None:
     master = game_master(make_app(tower))
     assert master.post("calibration/start", {"expect": 3, "name": "bar"}).status_code == 200
     given: list[Given] = []
@@ -110,10 +141,10 @@ def test_the_values_given_are_the_ones_learnt(tower: RunningTower,  # noqa: F811
         picture = master.client.get(current["preview"]["url"])
         image = cv2.imdecode(np.frombuffer(picture.data, np.uint8), cv2.IMREAD_COLOR)
         assert image.shape == (480, 640, 3)
-        values = corrected(dice, not given)
+        values, added = corrected(dice, len(given) + 1)
         given.append([(v, tuple(d["center"])) for v, d in zip(values, dice, strict=True)
-                      if v is not None])
-        current = answer(master, {"values": values, "ask": current["ask"]})
+                      if v is not None] + [(v, (x, y)) for x, y, v in added])
+        current = answer(master, {"values": values, "ask": current["ask"], "added": added})
         current = until_values(master) if current["waiting"] != "values" else current
     assert seen == [(3, 1, 2), (3, 2, 2), (4, 1, 1)]
     result = current["result"]
@@ -124,6 +155,13 @@ def test_the_values_given_are_the_ones_learnt(tower: RunningTower,  # noqa: F811
         assert [v for v, _ in used] == [v for v, _ in told]
         assert np.allclose([c for _, c in used], [c for _, c in told], atol=0.06)
     assert given[0][0][0] != 0 and any(v == 0 for v, _ in given[0])
+    # The die added on the second throw, where the reading found none: cut at its centre
+    # as patches of its value, as any die given a value.
+    value, (x, y) = given[1][-1]
+    patches = learnt.patches[1]
+    die = patches.described.index(f"throw 2 at {x:.0f},{y:.0f}")
+    labels = [label for label, d in zip(patches.labels, patches.die, strict=True) if d == die]
+    assert len(labels) >= len(adapt.SIZES) and set(labels) == {value}
     # The faces were judged with those values, and the page and the profile's notes say so.
     faces = result["faces"]
     assert faces is not None and faces["with"]["dice"] > 0
@@ -153,10 +191,21 @@ def test_wrong_values_are_refused_and_cancel_works_while_they_are_asked(
                  {"values": [1] * (count + 1)}, {"values": [7] * count},
                  {"values": [-1] * count}, {"values": [True] * count},
                  {"values": ["3"] * count}, {"values": [1.5] * count},
-                 {"values": [1] * count, "ask": "x"}, {"values": [1] * 100}):
+                 {"values": [1] * count, "ask": "x"}, {"values": [1] * 100},
+                 *({"values": [1] * count, "added": added} for added in (
+                     "1 2 3", [1, 2, 3], [[100, 100]], [[100, 100, 7]], [[100, 100, -1]],
+                     [[100, 100, None]], [[100, 100, True]], [[100, 100, 2.0]],
+                     [["100", 100, 2]], [[100, 100, 2, 2]], [{"x": 100, "y": 100, "v": 2}],
+                     [[100, 100, 2]] * 17, [[-1, 100, 2]], [[100, 480, 2]],
+                     [[640, 10, 2]]))):
         response = master.post("calibration/values", body)
         assert error_of(response) == (400, "bad_input"), body
-        assert response.get_json()["error"].startswith(("values", "ask")), body
+        assert response.get_json()["error"].startswith(("values", "ask", "added")), body
+    outside = master.post("calibration/values", {"values": [1] * count, "added": [[700, 5, 1]]})
+    assert "640x480" in outside.get_json()["error"]
+    not_a_number = master.post_raw("calibration/values", json.dumps(
+        {"values": [1] * count, "added": [[float("nan"), 100, 2]]}).encode())
+    assert error_of(not_a_number) == (400, "bad_input")
     wrong_count = master.post("calibration/values", {"values": [1] * (count + 1)})
     assert f"{count} values" in wrong_count.get_json()["error"]
     stale = master.post("calibration/values", {"values": [1] * count, "ask": ask - 1})
@@ -182,7 +231,7 @@ def test_wrong_values_are_refused_and_cancel_works_while_they_are_asked(
 
 def test_without_values_none_are_asked(tower: RunningTower,  # noqa: F811
                                        private_data_home: Path,
-                                       learnt: list[Given]) -> None:
+                                       learnt: Cuts) -> None:
     master = game_master(make_app(tower))
     assert error_of(master.post("calibration/start", {"expect": 3, "values": "yes"})) == (
         400, "bad_input")
@@ -198,9 +247,11 @@ def test_without_values_none_are_asked(tower: RunningTower,  # noqa: F811
 @pytest.mark.browser
 @not_disabled
 def test_a_die_corrected_in_a_browser(browser: Any, tower: RunningTower,  # noqa: F811
-                                      private_data_home: Path, learnt: list[Given]) -> None:
+                                      private_data_home: Path, learnt: Cuts) -> None:
     """Start, Next to the first throw's values, tap its first die on the picture, pick
-    another value, "These values are right": the calibration goes on with that value."""
+    another value, tap where no die was read and give the die added there a value (and
+    another added, taken away again), "These values are right": the calibration goes on
+    with those values, the die added where it was tapped, in the picture's pixels."""
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -256,9 +307,19 @@ def test_a_die_corrected_in_a_browser(browser: Any, tower: RunningTower,  # noqa
         driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", image)
         width, height = image.size["width"], image.size["height"]
         scale = width / 640
-        x, y = dice[0]["center"]
-        ActionChains(driver).move_to_element_with_offset(
-            image, round(x * scale - width / 2), round(y * scale - height / 2)).click().perform()
+        assert scale < 0.95  # the picture is shown smaller than its pixels: taps are scaled
+
+        def tap(x: float, y: float) -> None:
+            # Wholly in view: an offset counts from the centre of the part in view.
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", image)
+            ActionChains(driver).move_to_element_with_offset(
+                image, round(x * scale - width / 2), round(y * scale - height / 2)
+            ).click().perform()
+
+        def title() -> str:
+            return driver.find_element(By.ID, "calib-choice-title").text
+
+        tap(*dice[0]["center"])
         choice = driver.find_element(By.ID, "calib-choice")
         wait_for(driver, lambda d: choice.is_displayed(), "tapping the die offered no values")
         assert driver.find_element(By.ID, "calib-choice-title").text == "Die 1: its value"
@@ -268,6 +329,27 @@ def test_a_die_corrected_in_a_browser(browser: Any, tower: RunningTower,  # noqa
         wait_for(driver, lambda d: not choice.is_displayed(), "the choice did not close")
         assert buttons[0].text == f"Die 1: {value}"
         assert "changed" in buttons[0].get_attribute("class")
+        # A tap where no die was read: a die added there, numbered after the others, its
+        # value offered; then another added and taken away again ("Not a die").
+        missed, extra = len(dice) + 1, 4
+        spot = empty_spot(dice, [])
+        tap(*spot)
+        wait_for(driver, lambda d: choice.is_displayed() and title() == f"Die {missed}: its value",
+                 "tapping where no die was read added none")
+        buttons = driver.find_elements(By.CSS_SELECTOR, "#calib-die-list button")
+        assert [b.text for b in buttons[len(dice):]] == [f"Die {missed}: ?"]
+        assert [m.text for m in driver.find_elements(By.CSS_SELECTOR, ".calib-added")] == [
+            str(missed)]
+        choice.find_element(By.CSS_SELECTOR, f'button[data-value="{extra}"]').click()
+        wait_for(driver, lambda d: not choice.is_displayed(), "the choice did not close")
+        assert buttons[-1].text == f"Die {missed}: {extra}"
+        tap(*empty_spot(dice, [spot]))
+        wait_for(driver, lambda d: choice.is_displayed()
+                 and title() == f"Die {missed + 1}: its value", "the second tap added no die")
+        choice.find_element(By.CSS_SELECTOR, 'button[data-value="none"]').click()
+        wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#calib-die-list button"))
+                 == missed, "the die added was not taken away")
+        assert len(driver.find_elements(By.CSS_SELECTOR, ".calib-added")) == 1
         save_screenshots(driver, "calibration-values")
         click("btn-calib-next")
         until(lambda: job()["ask"] != ask or not job()["active"], "the values went unheard")
@@ -280,8 +362,12 @@ def test_a_die_corrected_in_a_browser(browser: Any, tower: RunningTower,  # noqa
             By.TAG_NAME, "button").text.startswith("Die 1: ")
         click("btn-calib-next")  # as read
         until(lambda: learnt, "nothing learnt from the values given")
-        assert [v for v, _ in learnt[0]] == [value, *((d["value"] or 0) for d in dice[1:])]
+        assert [v for v, _ in learnt[0]] == [value, *((d["value"] or 0) for d in dice[1:]),
+                                             extra]
         assert learnt[0][0][1] == pytest.approx(tuple(dice[0]["center"]), abs=0.06)
+        # The die added, where it was tapped in the photo's own pixels (a tap is whole CSS
+        # pixels on a picture shown smaller).
+        assert learnt[0][-1][1] == pytest.approx(spot, abs=3)
         until(lambda: job()["waiting"] or not job()["active"], "never asked")
         click("btn-calib-cancel")
         until(lambda: job()["waiting"] == "finish" or not job()["active"], "cancel unheard")
@@ -311,15 +397,26 @@ def test_the_terminal_and_the_page_give_values_alike() -> None:
     for wrong in ([1, 2], [1, 2, 7], [1, 2, 3, 4]):
         with pytest.raises(ValueError, match="3 answers"):
             given_values(shown, wrong)
+    # A die the reading missed, added: labelled where it lies, after the dice shown.
+    assert given_values(shown, [5, None, 0], [(150.0, 40.5, 3), (20, 30, 0)]) == [
+        Labelled(5, (100.0, 100.0)), Labelled(0, (300.0, 100.0)), Labelled(3, (150.0, 40.5)),
+        Labelled(0, (20.0, 30.0))]
+    assert given_values(shown, None, [(150.0, 40.5, 6)])[-1] == Labelled(6, (150.0, 40.5))
+    for bad in ((1.0, 2.0), (1.0, 2.0, 7), (1.0, 2.0, None), (float("nan"), 2.0, 1),
+                ("1", 2.0, 1)):
+        with pytest.raises(ValueError, match="added"):
+            given_values(shown, None, [bad])  # type: ignore[list-item]
     # The page's labeller asks about the reading (here: no die) and counts its questions.
     image = np.full((200, 400, 3), 90, np.uint8)
     asked_about: list[tuple[str, list[Die]]] = []
 
-    def ask(name: str, picture: np.ndarray, dice: list[Die]) -> None:
+    def ask(name: str, picture: np.ndarray, dice: list[Die]
+            ) -> tuple[None, list[tuple[float, float, int]]]:
         asked_about.append((name, dice))
+        return None, [(50.0, 60.0, 2)]  # the reading missed one
 
     labeller = AskingLabeller(ask)
-    assert labeller("throw 1", image, None) == []
+    assert labeller("throw 1", image, None) == [Labelled(2, (50.0, 60.0))]
     assert asked_about == [("throw 1", [])] and labeller.asked == 1
     drawn = numbered(image, shown)
     assert drawn.shape == image.shape and (drawn != image).any()

@@ -6,6 +6,7 @@
     job.next()                       # the game master emptied the tray, or threw the dice
     job.set_corners([(x, y)] * 4)    # the tray's outline by hand (until the first throw)
     job.set_values([4, 0, None])     # the dice's values of the throw shown (next(): as read)
+    job.set_values([4], added=[(x, y, 2)])  # and a die the reading missed, where it lies
     job.cancel()                     # nothing saved, the light put back
 
 The four steps of `calibration.session.calibrate_live` run in a thread of their own, on
@@ -17,7 +18,8 @@ controller's ``tray``), the tray throws the dice when asked and its lamp is the 
 Every clearing of the tray and every throw waits for the game master's "next". With
 ``values`` (the default), each throw of the dice step and of the check is then shown read, its
 dice numbered left to right, and waits for their values (`set_values`, as the terminal's
-labeller takes them: `calibration.web.AskingLabeller`), from which the dice's faces are learnt
+labeller takes them: `calibration.web.AskingLabeller`; a die the reading missed is added at
+its centre in the picture's pixels), from which the dice's faces are learnt
 and checked as `dicetower calibrate` learns them. A profile the
 check passes is saved as `dicetower calibrate` saves it (the previous one kept as a backup)
 and the controller reads with it from then on; one that reads worse than none is not saved.
@@ -43,7 +45,7 @@ from calibration.agreement import die_side
 from calibration.controls import light_knobs
 from calibration.dice import describe_profile
 from calibration.errors import CalibrationError
-from calibration.faces import faces_notes
+from calibration.faces import Added, faces_notes
 from calibration.session import Outcome, Settings, calibrate_live
 from calibration.side import side_notes
 from calibration.sources import HOLD, LiveThrows, SimulatedTable
@@ -53,7 +55,7 @@ from calibration.web import AskingLabeller, AskingTable, PageReporter, numbered
 from firmware_host.camera import CameraError, Frame
 from firmware_host.controller.camera_link import FRAME_TIMEOUT, FrameTap
 from firmware_host.hub import HubError
-from firmware_host.hub.ports import ValuesCount
+from firmware_host.hub.ports import AddedOutside, ValuesCount
 from vision import Die, Profile
 
 log = logging.getLogger(__name__)
@@ -136,6 +138,7 @@ class CalibrationJob:
         self._asked: tuple[int, int] = (0, 0)  # (step, throws asked in it)
         self._dice: list[dict[str, Any]] | None = None  # the dice whose values are asked
         self._answer: list[int | None] | None = None  # their values (None: as read)
+        self._added: list[Added] = []  # the dice the reading missed, added (x, y, value)
         self._valued: tuple[int, int] = (0, 0)  # (step, throws whose values were asked)
         self._result: dict[str, Any] | None = None
         self._preview: tuple[str, bytes] | None = None  # (step's picture name, JPEG)
@@ -194,10 +197,13 @@ class CalibrationJob:
                 raise HubError("calibration_not_waiting")
             self._answered()
 
-    def set_values(self, values: list[int | None], ask: int | None = None) -> None:
+    def set_values(self, values: list[int | None], ask: int | None = None,
+                   added: list[Added] | None = None) -> None:
         """The values of the dice shown (`state`'s ``dice``, in that order): 1-6, 0 for a
-        die not to learn from, None for no die. ``ask``: the question answered (`state`'s
-        ``ask``), refused if another is asked now. ValuesCount if not one per die."""
+        die not to learn from, None for no die; ``added``: the dice the reading missed, each
+        (x, y, value) with its centre in the picture's pixels and 1-6 or 0. ``ask``: the
+        question answered (`state`'s ``ask``), refused if another is asked now. ValuesCount
+        if not one per die, AddedOutside for a die added outside the picture."""
         with self._cond:
             if self._waiting != "values" or self._dice is None or self.labeller is None:
                 raise HubError("calibration_values_not_asked")
@@ -205,7 +211,11 @@ class CalibrationJob:
                 raise HubError("calibration_values_stale")
             if len(values) != len(self._dice):
                 raise ValuesCount(len(self._dice))
-            self._answer = list(values)
+            if self._frame is not None:
+                height, width = self._frame.shape[:2]
+                if any(not (0 <= x < width and 0 <= y < height) for x, y, _ in added or ()):
+                    raise AddedOutside(width, height)
+            self._answer, self._added = list(values), list(added or ())
             self._answered()
 
     def _answered(self) -> None:
@@ -296,15 +306,15 @@ class CalibrationJob:
         self._wait(kind, values)
 
     def _ask_values(self, name: str, image: np.ndarray, shown: list[Die]
-                    ) -> list[int | None] | None:
+                    ) -> tuple[list[int | None] | None, list[Added]]:
         """One throw's dice, numbered on its picture: their values as the game master gives
-        them (None: as read)."""
+        them (None: as read), and the dice added."""
         step = self.ui.number
         k = self._valued[1] + 1 if self._valued[0] == step else 1
         self._valued = (step, k)
         self._shown(f"{step}-values-{k}", numbered(image, shown))
         with self._cond:
-            self._frame, self._answer = image, None
+            self._frame, self._answer, self._added = image, None, []
             self._dice = [{"index": i, "center": [round(d.center[0], 1), round(d.center[1], 1)],
                            "side": round(die_side(d), 1), "value": d.value}
                           for i, d in enumerate(shown, 1)]
@@ -314,7 +324,7 @@ class CalibrationJob:
         finally:
             with self._cond:
                 self._dice = None
-        return self._answer
+        return self._answer, self._added
 
     def _wait(self, kind: str, values: dict[str, Any]) -> None:
         with self._cond:

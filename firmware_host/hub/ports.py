@@ -56,9 +56,19 @@ class ValuesCount(ValueError):
         self.count = count
 
 
+class AddedOutside(ValueError):
+    """A die added to a calibration's values (`CalibrationRun.set_values`) whose centre lies
+    outside the throw's ``width`` x ``height`` picture."""
+
+    def __init__(self, width: int, height: int) -> None:
+        super().__init__(f"a die added lies outside the {width}x{height} picture")
+        self.width, self.height = width, height
+
+
 class CalibrationRun(Protocol):
     """A calibration of the running tower, driven step by step from the game master's page;
-    its refusals are `firmware_host.hub.HubError`, values of the wrong count `ValuesCount`."""
+    its refusals are `firmware_host.hub.HubError`, values of the wrong count `ValuesCount`,
+    a die added outside the picture `AddedOutside`."""
 
     @property
     def active(self) -> bool: ...
@@ -67,7 +77,8 @@ class CalibrationRun(Protocol):
     def next(self) -> None: ...
     def cancel(self) -> None: ...
     def set_corners(self, corners: list[tuple[float, float]]) -> None: ...
-    def set_values(self, values: list[int | None], ask: int | None = None) -> None: ...
+    def set_values(self, values: list[int | None], ask: int | None = None,
+                   added: list[tuple[float, float, int]] | None = None) -> None: ...
     def preview_jpeg(self) -> bytes | None: ...
 
 

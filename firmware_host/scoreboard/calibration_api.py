@@ -6,8 +6,10 @@
                                     and side in image pixels, value read or null) and ``ask``
     POST next                       the game master did what was asked (values: as read)
     POST corners {corners: [[x, y] x4]}   the tray's outline by hand (image pixels)
-    POST values {values: [v, ...], ask?}  the values of the dice shown, in their order: 1-6,
-                                    0 for a die not to learn from, null for no die
+    POST values {values: [v, ...], ask?, added?}  the values of the dice shown, in their
+                                    order: 1-6, 0 for a die not to learn from, null for no
+                                    die; added: [[x, y, v], ...] the dice the reading missed,
+                                    each its centre in image pixels and its value (1-6 or 0)
     POST cancel                     nothing saved
     GET  preview.jpg                the current step's annotated picture
 
@@ -23,7 +25,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify
 
 from firmware_host.hub import HubError
-from firmware_host.hub.ports import CalibrationRun, TowerActions, ValuesCount
+from firmware_host.hub.ports import AddedOutside, CalibrationRun, TowerActions, ValuesCount
 from firmware_host.scoreboard.admin import _bad, _body
 from firmware_host.scoreboard.auth import admin_required, is_admin
 from firmware_host.scoreboard.errors import ApiError
@@ -33,6 +35,7 @@ calibration_api = Blueprint("calibration_api", __name__, url_prefix="/api/admin/
 JOB = "dicetower.calibration"
 MAX_EXPECT = 6  # more dice than any game throws
 MAX_SHOWN = 64  # more dice than a tray shows: a longer list of values is refused unread
+MAX_ADDED = 16  # more dice than a reading misses in one throw
 # How many throws the dice step learns from and the check uses (as `dicetower calibrate`),
 # and how long the tray must be still: app.config may change them (the tests do).
 CONFIG = {"CALIBRATION_THROWS": 4, "CALIBRATION_CHECKS": 3, "CALIBRATION_HOLD": 0.5}
@@ -78,12 +81,13 @@ def _refused(exc: HubError) -> ApiError:
     return ApiError(409, "calibration", exc.code, **exc.values)
 
 
-def _corners(value: Any) -> list[tuple[float, float]]:
-    def number(v: Any) -> bool:
-        return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+def _number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
+
+def _corners(value: Any) -> list[tuple[float, float]]:
     if (not isinstance(value, list) or len(value) != 4
-            or not all(isinstance(c, list) and len(c) == 2 and all(map(number, c))
+            or not all(isinstance(c, list) and len(c) == 2 and all(map(_number, c))
                        for c in value)):
         raise _bad("corners", "corners_shape")
     return [(float(x), float(y)) for x, y in value]
@@ -96,6 +100,18 @@ def _values(value: Any) -> list[int | None]:
                                      and 0 <= v <= 6) for v in value)):
         raise _bad("values", "values_shape")
     return list(value)
+
+
+def _added(value: Any) -> list[tuple[float, float, int]]:
+    """The dice the reading missed: [x, y, value] each, value 1-6 or 0; none when absent."""
+    if value is None:
+        return []
+    if (not isinstance(value, list) or len(value) > MAX_ADDED
+            or not all(isinstance(d, list) and len(d) == 3 and _number(d[0]) and _number(d[1])
+                       and isinstance(d[2], int) and not isinstance(d[2], bool)
+                       and 0 <= d[2] <= 6 for d in value)):
+        raise _bad("added", "added_shape", most=MAX_ADDED)
+    return [(float(x), float(y), v) for x, y, v in value]
 
 
 @calibration_api.post("/start")
@@ -164,13 +180,16 @@ def dice_values() -> Response:
     job = _job()
     data = _body()
     given = _values(data.get("values"))
+    added = _added(data.get("added"))
     ask = data.get("ask")
     if ask is not None and (not isinstance(ask, int) or isinstance(ask, bool)):
         raise _bad("ask", "ask_number")
     try:
-        job.set_values(given, ask)
+        job.set_values(given, ask, added)
     except ValuesCount as exc:
         raise _bad("values", "values_count", count=exc.count) from None
+    except AddedOutside as exc:
+        raise _bad("added", "added_outside", width=exc.width, height=exc.height) from None
     except HubError as exc:
         raise _refused(exc) from None
     return _answer(job)

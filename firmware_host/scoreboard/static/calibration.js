@@ -3,7 +3,9 @@
    dice) and waits for "Next"; the step's picture shows what the tower sees. Tapping four
    points on the picture gives the tray's corners by hand (before the first throw). With the
    dice's values asked, each throw read is shown with its dice numbered: tapping a die (on the
-   picture or its button) offers its values, and "These values are right" sends them all. The
+   picture or its button) offers its values, tapping the picture where no die is numbered adds a
+   die the reading missed there (numbered after the others; "Not a die" takes it away again),
+   and "These values are right" sends them all, the added dice with their centres. The
    state is polled while a calibration runs: it changes a few times a step, never faster than a
    person. */
 "use strict";
@@ -23,6 +25,7 @@
   let timer = null;
   let answers = null; // the values given to the dice asked, in their order (0: not sure, null: no die)
   let answersAsk = null; // the question they answer (the state's ask)
+  let added = []; // the dice the reading missed, added: {center (image pixels), side, value}
   let chosen = null; // the die whose value is being chosen (its position), or null
 
   function fill(template, values) {
@@ -94,14 +97,41 @@
   function shownValue(v) { return v === null ? "✕" : v === 0 ? "?" : String(v); }
   function spokenValue(v) { return v === null ? T.calib_value_none : v === 0 ? T.calib_value_skip : String(v); }
 
+  // The dice asked about then those added, numbered on: each with its centre and side (image
+  // pixels), the value read (0: unsure; null: added) and the value given so far.
+  function entries() {
+    const dice = (current && current.dice) || [];
+    return [
+      ...dice.map((d, i) => ({ index: d.index, center: d.center, side: d.side,
+        read: d.value === null ? 0 : d.value, value: answers[i] })),
+      ...added.map((a, k) => ({ index: dice.length + k + 1, center: a.center, side: a.side,
+        read: null, value: a.value })),
+    ];
+  }
+
+  // Still of a value unknown: read unsure and left so, or added and not yet given one.
+  function unsure(d) { return d.value === 0 && (d.read === 0 || d.read === null); }
+
+  function setValue(i, v) {
+    const shown = current.dice.length;
+    if (i < shown) answers[i] = v;
+    else if (v === null) { added.splice(i - shown, 1); buildButtons(); } // not a die after all
+    else added[i - shown].value = v;
+  }
+
   // A new question: one button per die, each with the value read (an unsure die: not sure).
   function askDice(state) {
     answersAsk = state.ask;
     answers = state.dice.map((d) => (d.value === null ? 0 : d.value));
+    added = [];
     chosen = null;
+    buildButtons();
+  }
+
+  function buildButtons() {
     const list = $("calib-die-list");
     list.innerHTML = "";
-    state.dice.forEach((d, i) => {
+    entries().forEach((d, i) => {
       const button = document.createElement("button");
       button.type = "button";
       button.className = "calib-die";
@@ -112,16 +142,17 @@
   }
 
   function showDice() {
-    const dice = (current && current.dice) || [];
+    const dice = entries();
     $("calib-die-list").querySelectorAll("button").forEach((button, i) => {
       const d = dice[i];
       if (!d) return;
-      const v = answers[i];
+      const v = d.value;
       button.textContent = fill(T.calib_die, { index: d.index, value: shownValue(v) });
       button.setAttribute("aria-label", fill(T.calib_die, { index: d.index, value: spokenValue(v) }));
       button.setAttribute("aria-expanded", String(chosen === i));
-      button.classList.toggle("unsure", d.value === null && v === 0);
-      button.classList.toggle("changed", v !== (d.value === null ? 0 : d.value));
+      button.classList.toggle("unsure", unsure(d));
+      button.classList.toggle("changed", v !== d.read);
+      button.classList.toggle("added", d.read === null);
     });
     const choice = $("calib-choice");
     choice.hidden = chosen === null || !dice[chosen];
@@ -130,7 +161,7 @@
     $("calib-choice-title").textContent = fill(T.calib_choose, { index: d.index });
     choice.querySelectorAll(".calib-value").forEach((button) => {
       const v = button.dataset.value === "none" ? null : parseInt(button.dataset.value, 10);
-      button.setAttribute("aria-pressed", String(v === answers[chosen]));
+      button.setAttribute("aria-pressed", String(v === d.value));
     });
     zoom(d);
   }
@@ -175,7 +206,7 @@
     const values = asking(state);
     $("btn-calib-next").textContent = values ? T.calib_values_right : T.calib_next;
     if (values && state.ask !== answersAsk) askDice(state);
-    if (!values) { answers = null; answersAsk = null; chosen = null; }
+    if (!values) { answers = null; answersAsk = null; added = []; chosen = null; }
     $("calib-dice").hidden = !values;
     $("calib-corners").hidden = values;
     $("calib-dice").dataset.ask = values ? String(state.ask) : "";
@@ -206,17 +237,26 @@
     if (!width || image.hidden) return;
     const scale = image.clientWidth / width;
     if (asking(current) && answers) {
-      current.dice.forEach((d, i) => {
+      entries().forEach((d, i) => {
         const mark = document.createElement("span");
         mark.className = "calib-die-mark";
         mark.setAttribute("aria-hidden", "true"); // the buttons below say it
-        mark.classList.toggle("unsure", d.value === null && answers[i] === 0);
-        mark.classList.toggle("changed", answers[i] !== (d.value === null ? 0 : d.value));
+        mark.classList.toggle("unsure", unsure(d));
+        mark.classList.toggle("changed", d.value !== d.read);
         mark.classList.toggle("chosen", chosen === i);
-        mark.textContent = shownValue(answers[i]);
+        mark.textContent = shownValue(d.value);
         mark.style.left = `${d.center[0] * scale}px`;
         mark.style.top = `${(d.center[1] - 0.6 * d.side) * scale}px`;
         marks.appendChild(mark);
+        if (d.read !== null) return;
+        // An added die has no number on the picture: the page draws it, on its centre.
+        const number = document.createElement("span");
+        number.className = "calib-mark calib-added";
+        number.setAttribute("aria-hidden", "true");
+        number.textContent = String(d.index);
+        number.style.left = `${d.center[0] * scale}px`;
+        number.style.top = `${d.center[1] * scale}px`;
+        marks.appendChild(number);
       });
       return;
     }
@@ -238,14 +278,22 @@
     const x = Math.round((event.clientX - box.left) * scale);
     const y = Math.round((event.clientY - box.top) * scale);
     if (asking(current) && answers) { // the die tapped: the nearest, if the tap is on or by it
+      const dice = entries();
       let best = null;
       let nearest = Infinity;
-      current.dice.forEach((d, i) => {
+      dice.forEach((d, i) => {
         const far = Math.hypot(d.center[0] - x, d.center[1] - y) / Math.max(d.side, 12);
         if (far < nearest) { nearest = far; best = i; }
       });
-      if (best !== null && nearest <= 1.2) choose(best);
-      return;
+      if (best !== null && nearest <= 1.2) return choose(best);
+      // By no die: one the reading missed, added there, its value to choose (until then:
+      // not sure), as large as the dice read.
+      const sides = current.dice.map((d) => d.side).sort((a, b) => a - b);
+      const side = sides.length ? sides[sides.length >> 1] : image.naturalWidth / 16;
+      added.push({ center: [Math.min(Math.max(x, 0), image.naturalWidth - 1),
+        Math.min(Math.max(y, 0), image.naturalHeight - 1)], side, value: 0 });
+      buildButtons();
+      return choose(dice.length);
     }
     if (!current || !current.corners_open) return;
     points.push([Math.min(Math.max(x, 0), image.naturalWidth), Math.min(Math.max(y, 0), image.naturalHeight)]);
@@ -275,14 +323,16 @@
   $("btn-calib-next").addEventListener("click", () => {
     // Until the answer comes back: a second tap would answer the next question unseen.
     $("btn-calib-next").disabled = true;
-    if (asking(current) && answers) request("/values", { values: answers, ask: answersAsk });
-    else request("/next", {});
+    if (asking(current) && answers) {
+      request("/values", { values: answers, ask: answersAsk,
+        added: added.map((a) => [a.center[0], a.center[1], a.value]) });
+    } else request("/next", {});
   });
   $("calib-choice").querySelectorAll(".calib-value").forEach((button) => {
     button.addEventListener("click", () => {
       if (chosen === null || !answers) return;
       const i = chosen;
-      answers[i] = button.dataset.value === "none" ? null : parseInt(button.dataset.value, 10);
+      setValue(i, button.dataset.value === "none" ? null : parseInt(button.dataset.value, 10));
       choose(null);
       const own = $("calib-die-list").querySelectorAll("button")[i];
       if (own) own.focus();
