@@ -21,7 +21,7 @@ import numpy as np
 from calibration.agreement import Agreement, agreement, die_side
 from calibration.errors import CalibrationError
 from vision import Die, Profile, Readers, read_dice
-from vision.pipeline import as_read
+from vision.pipeline import as_read, prepare
 
 # Die sides tried around the measured one, and across the image (x its shorter side) when
 # fewer than half the thrown dice read.
@@ -156,8 +156,16 @@ def learn(
     # The die size: around the measured one, and across the image's scale when few dice read.
     short = min(min(image.shape[:2]) for image in images)
     trials: list[float] = []
-    if sides:
-        measured = float(np.median(sides))
+    # Around the size the reader itself measures on these throws: a profile's die side
+    # stands in for that measure (`vision.pipeline.prepare`), which takes in what the camera
+    # sees of a die, side faces and all; a read die's outline is its top face, or its pips'
+    # grid, a half to four fifths of that. Outlines larger than the measure say the reader
+    # measured something else (a close-up of one die, read whole): then they set the sizes.
+    measured = reader_side(images, base, readers)
+    outline = mean_side(sides)
+    if measured is None or (outline is not None and outline > measured):
+        measured = outline
+    if measured is not None:
         trials += [measured * f for f in SIDE_FACTORS]
     if not sides or start.share_read < 0.5:
         trials += [short * f for f in SCALE_LADDER]
@@ -199,6 +207,18 @@ def learn(
     key = (best_profile.die_side, best_profile.pip_polarity, tuple(best_profile.dice_colors))
     return DiceFindings(best_profile, best, start, sides, groups, votes, len(cache),
                         cache[key][1])
+
+
+def reader_side(images: Sequence[np.ndarray], base: Profile,
+                readers: Readers | None) -> float | None:
+    """The die side (image pixels) the reader measures on ``images`` by itself, median over
+    those it measures one on; None when it measures none."""
+    sides = []
+    for image in images:
+        scene = prepare(image, base, readers)
+        if scene.sized:
+            sides.append(scene.side / scene.scale)
+    return float(np.median(sides)) if sides else None
 
 
 def steady_size(side: float, tried: Sequence[float], good: set[float]) -> bool:

@@ -20,9 +20,9 @@ import numpy as np
 
 from calibration import adapt, faces
 from calibration import check as check_step
+from calibration import choices as choices_step
 from calibration import dice as dice_step
 from calibration import light as light_step
-from calibration import side as side_step
 from calibration import tray as tray_step
 from calibration.controls import Knob, lock
 from calibration.errors import CalibrationError
@@ -57,7 +57,8 @@ class Outcome:
     tray: list[tuple[float, float]] | None = None
     learnt: adapt.Learnt | None = None  # the dice's faces learnt from their values
     judged: faces.Judgement | None = None  # ... and checked with and without
-    sized: side_step.SideJudgement | None = None  # the die side judged by the values
+    # the count's choices (die side, pip polarity) judged by the values
+    choices: list[choices_step.Judgement] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -238,24 +239,21 @@ def _faces_check(images: Sequence[np.ndarray], labelled: Sequence[list[Labelled]
     return replace_adaptation(profile, learnt.adaptation), learnt, judged
 
 
-def _side_check(images: Sequence[np.ndarray], labelled: Sequence[list[Labelled]],
-                profile: Profile, findings: dice_step.DiceFindings,
-                result: check_step.CheckResult, ui: Reporter, readers: Readers
-                ) -> tuple[Profile, side_step.SideJudgement | None]:
-    """With values: the die side chosen by the count kept only if it reads the throws'
-    values better (`calibration.side`); the throws already read with it are not read again."""
+def _choices_check(images: Sequence[np.ndarray], labelled: Sequence[list[Labelled]],
+                   profile: Profile, findings: dice_step.DiceFindings,
+                   result: check_step.CheckResult, ui: Reporter, readers: Readers
+                   ) -> tuple[Profile, list[choices_step.Judgement]]:
+    """With values: the die side and pip polarity chosen by the count kept only if they read
+    the throws' values better (`calibration.choices`); the throws already read with them are
+    not read again."""
     readings = ([*findings.readings, *(t.dice for t in result.throws)]
                 if profile is findings.profile else None)
-    with ui.progress(len(images), "throws read without the die side") as tick:
-        kept, sized = side_step.keep_side(images, labelled, profile, readers, readings)
+    with ui.progress(len(images), "throws read without the count's choices") as tick:
+        kept, judged = choices_step.keep_choices(images, labelled, profile, readers, readings)
         tick(len(images))
-    if sized is not None and sized.kept:
-        ui.say(f"  the die side of {sized.side:.0f} px is kept: it reads the dice's values "
-               f"better ({sized})")
-    elif sized is not None:
-        ui.say(f"  the die side of {sized.side:.0f} px is not kept: it reads the dice's values "
-               f"no better ({sized}); the reader measures each picture's die size")
-    return kept, sized
+    for judgement in judged:
+        ui.say(choices_step.described(judgement))
+    return kept, judged
 
 
 def replace_adaptation(profile: Profile, adaptation: Any) -> Profile:
@@ -303,15 +301,18 @@ def calibrate_photos(photos: PhotoThrows, settings: Settings,
                              readers)
     profile, result = _check_step(photos.check_images, check_expects, findings.profile, base,
                                   empty, ui, previews, readers)
-    learnt = judged = sized = None
+    learnt = judged = None
+    chosen_judged: list[choices_step.Judgement] = []
     if result.passed and parts:
         check_labels = check_labels or [[] for _ in photos.check_images]
         parts += _cut(photos.check_images, check_labels, base, check_names, readers)
         images = [*photos.learn_images, *photos.check_images]
         labelled = [*(learn_labels or []), *(check_labels or [])]
-        profile, sized = _side_check(images, labelled, profile, findings, result, ui, readers)
+        profile, chosen_judged = _choices_check(images, labelled, profile, findings, result,
+                                                ui, readers)
         profile, learnt, judged = _faces_check(images, labelled, parts, profile, ui, readers)
-    return Outcome(profile, empty, findings, result, {}, previews, quad, learnt, judged, sized)
+    return Outcome(profile, empty, findings, result, {}, previews, quad, learnt, judged,
+                   chosen_judged)
 
 
 def _counts(labelled: list[list[Labelled]] | None) -> list[int] | None:
@@ -373,14 +374,16 @@ def calibrate_live(live: LiveThrows, settings: Settings, knobs: list[Knob] | Non
     checks = [live.throw(n) for _ in range(settings.checks)]
     profile, result = _check_step(checks, [n] * len(checks), findings.profile, base, empty, ui,
                                   previews, readers)
-    learnt = judged = sized = None
+    learnt = judged = None
+    chosen_judged: list[choices_step.Judgement] = []
     if result.passed and parts:
         check_labels = _values(checks, None, labeller, base, [], "check", ui, readers)
         check_labels = check_labels or [[] for _ in checks]
         parts += _cut(checks, check_labels, base, [], readers)
         thrown = [*images, *checks]
         labelled = [*(learn_labels or []), *check_labels]
-        profile, sized = _side_check(thrown, labelled, profile, findings, result, ui, readers)
+        profile, chosen_judged = _choices_check(thrown, labelled, profile, findings, result,
+                                                ui, readers)
         profile, learnt, judged = _faces_check(thrown, labelled, parts, profile, ui, readers)
     return Outcome(profile, empty, findings, result, chosen, previews, quad, learnt, judged,
-                   sized)
+                   chosen_judged)

@@ -288,8 +288,8 @@ def test_two_sizes_only_for_two_clear_groups() -> None:
 def test_a_die_size_is_kept_only_when_the_sizes_beside_it_read_as_well(
         monkeypatch: pytest.MonkeyPatch, reads_all, kept: float | None) -> None:
     """The reader (faked) reads all three dice of each throw at the sizes ``reads_all``
-    allows, two of them otherwise; their outlines measure 20 px, so the ladder tried is
-    16, 18, 20, 22.4, 25, 28 and 32 px."""
+    allows, two of them otherwise; it measures a die side of 20 px on the throws by itself,
+    so the ladder tried is 16, 18, 20, 22.4, 25, 28 and 32 px."""
 
     given = object()  # the networks the calibration is given: every reading uses them
     asked = []
@@ -302,11 +302,35 @@ def test_a_die_size_is_kept_only_when_the_sizes_beside_it_read_as_well(
                                                 (40.0 + 40 * k, 40.0), (20.0 + 40 * k, 40.0)),
                     0.9) for k in range(count)]
 
+    def measure(images, base: Profile, readers) -> float:
+        asked.append(readers)
+        return 20.0
+
     monkeypatch.setattr(dice_step, "read_dice", read)
+    monkeypatch.setattr(dice_step, "reader_side", measure)
     images = [np.full((100, 160, 3), 200, np.uint8) for _ in range(3)]
     findings = dice_step.learn(images, [3, 3, 3], Profile(), readers=given)
     assert findings.profile.die_side == kept
     assert asked and all(readers is given for readers in asked)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_sizes_tried_stand_where_the_reader_measures_the_dice(seed: int) -> None:
+    """The die side the sizes tried are centred on is the reader's own measure, in the unit a
+    profile's die side stands for it: given as the profile's side, it reads the tray as no
+    side does. A read die's outline (its top face) is smaller: sizes tried around it cut a
+    two's pips apart."""
+    from calibration.agreement import die_side
+    from vision import read_dice, shipped_readers
+    from vision.lab.render import random_tray, render_tray
+
+    image = render_tray(random_tray(np.random.default_rng(seed), 5), seed).image
+    side = dice_step.reader_side([image], Profile(), shipped_readers())
+    assert side is not None
+    plain = read_dice(image)
+    assert sorted(d.value or 0 for d in read_dice(image, Profile(die_side=side))) == sorted(
+        d.value or 0 for d in plain)
+    assert np.median([die_side(d) for d in plain if d.value not in (None, 1)]) < 0.95 * side
 
 
 def test_agreement_counts_against_the_dice_thrown() -> None:

@@ -207,7 +207,7 @@ def _finish(outcome: Any, target: Path, args: argparse.Namespace, ui: Any,
     from calibration.dice import describe_profile
     from calibration.errors import CalibrationError
     from calibration.faces import faces_notes
-    from calibration.side import side_notes
+    from calibration.choices import choices_notes
     from calibration.store import save, write_previews
 
     check = outcome.check
@@ -220,7 +220,7 @@ def _finish(outcome: Any, target: Path, args: argparse.Namespace, ui: Any,
         "light": outcome.light,
         "chosen": describe_profile(outcome.profile),
         "faces": faces_notes(outcome.learnt, outcome.judged),
-        "die_side": side_notes(outcome.sized),
+        **choices_notes(outcome.choices),
         "check": {"sure": round(check.sure, 3), "with_profile": _counts(w),
                   "without": _counts(wo), "advice": check.advice},
     }

@@ -47,7 +47,7 @@ from calibration.dice import describe_profile
 from calibration.errors import CalibrationError
 from calibration.faces import Added, faces_notes
 from calibration.session import Outcome, Settings, calibrate_live
-from calibration.side import side_notes
+from calibration.choices import choices_notes
 from calibration.sources import HOLD, LiveThrows, SimulatedTable
 from calibration.store import profile_path, save, write_previews
 from calibration.tray import draw, order_corners, propose_zones
@@ -419,7 +419,7 @@ class CalibrationJob:
             "expect": self.settings.expect, "tray": outcome.tray, "light": outcome.light,
             "chosen": describe_profile(outcome.profile),
             "faces": faces_notes(outcome.learnt, outcome.judged),
-            "die_side": side_notes(outcome.sized),
+            **choices_notes(outcome.choices),
             "check": {"sure": round(check.sure, 3), "with_profile": counts["with"],
                       "without": counts["without"], "advice": check.advice},
         }

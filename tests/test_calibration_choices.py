@@ -1,5 +1,6 @@
-"""The die side chosen by the count, judged by the dice's values (`calibration.side`): kept
-only when it reads the throws' values better, dropped when worse or the same.
+"""The count's choices (die side, pip polarity), judged by the dice's values
+(`calibration.choices`): each kept only when it reads the throws' values better, dropped
+when worse or the same.
 
 Rendered trays (`vision.lab.render`, seeded) hold dice of known value and place; the die
 sides are set against the dice's drawn side.
@@ -12,7 +13,7 @@ import io
 import numpy as np
 import pytest
 
-from calibration import faces, side
+from calibration import choices, faces
 from calibration.labels import Labelled
 from vision import Die, Profile, shipped_readers
 from vision.lab.render import random_tray, render_tray
@@ -29,16 +30,23 @@ def _trays(seeds: tuple[int, ...], **options: object
     return [shot.image for shot in shots], labels, mean
 
 
+def keep_side(images: list[np.ndarray], labels: list[list[Labelled]], profile: Profile,
+              readers) -> tuple[Profile, choices.Judgement | None]:
+    """The profile the values leave, and the die side's judgement (None: not judged)."""
+    kept, judged = choices.keep_choices(images, labels, profile, readers)
+    return kept, next((j for j in judged if j.choice == "die_side"), None)
+
+
 def test_a_die_side_that_reads_the_values_worse_is_dropped() -> None:
     """Half the dice's side: pips are read as dice of their own; fewer dice right, and the
     profile comes back without a side (the rest of it as it was)."""
     images, labels, mean = _trays((0, 2, 3))
-    profile = Profile(die_side=0.5 * mean, pip_polarity="dark")
-    kept, judged = side.keep_side(images, labels, profile, shipped_readers())
+    profile = Profile(die_side=0.5 * mean, dice_colors=[(200.0, 128.0, 128.0)])
+    kept, judged = keep_side(images, labels, profile, shipped_readers())
     assert judged is not None and not judged.kept
     assert judged.with_it.dice == judged.without.dice == 18
     assert judged.right < 0 and judged.without.correct >= 17
-    assert kept.die_side is None and kept.pip_polarity == "dark"
+    assert kept.die_side is None and kept.dice_colors == profile.dice_colors
     assert profile.die_side == pytest.approx(0.5 * mean)  # the profile given is left alone
 
 
@@ -48,7 +56,7 @@ def test_a_die_side_that_reads_the_values_better_is_kept() -> None:
     images, labels, mean = _trays((0, 1), floor="white", palette=["white/black", "ivory/black"],
                                   min_contrast=0.0)
     profile = Profile(die_side=mean)
-    kept, judged = side.keep_side(images, labels, profile, shipped_readers())
+    kept, judged = keep_side(images, labels, profile, shipped_readers())
     assert judged is not None and judged.kept
     assert judged.right > 0 and judged.wrong <= 0
     assert kept is profile
@@ -58,7 +66,7 @@ def test_a_tie_keeps_no_side() -> None:
     """Dice read as well at the dice's own side as by the reader's measure: the simpler
     profile (no side) is kept."""
     images, labels, mean = _trays((0,))
-    kept, judged = side.keep_side(images, labels, Profile(die_side=mean), shipped_readers())
+    kept, judged = keep_side(images, labels, Profile(die_side=mean), shipped_readers())
     assert judged is not None and judged.right == 0 and judged.wrong == 0
     assert not judged.kept and kept.die_side is None
 
@@ -68,29 +76,52 @@ def test_the_rule() -> None:
     and better on one of them."""
     base = faces.Tally(20, 15, 1, 2, 1, 1)
 
-    def judged(correct: int, wrong: int, extra: int) -> side.SideJudgement:
-        return side.SideJudgement(30.0, faces.Tally(20, correct, wrong, 0, 0, extra), base)
+    def judged(correct: int, wrong: int, extra: int) -> choices.Judgement:
+        return choices.Judgement("die_side", 30.0, faces.Tally(20, correct, wrong, 0, 0, extra),
+                                 base)
 
     assert judged(16, 1, 1).kept and judged(15, 0, 1).kept and judged(15, 1, 0).kept
     assert not judged(15, 1, 1).kept  # a tie
     assert not judged(18, 2, 1).kept  # more right, but one more wrong
     assert not judged(14, 0, 0).kept  # fewer wrong, but one fewer right
-    assert side.side_notes(judged(16, 1, 1)) == {
-        "kept": True, "side": 30.0,
+
+    def polarity(correct: int, wrong: int, extra: int) -> choices.Judgement:
+        return choices.Judgement("pip_polarity", "dark",
+                                 faces.Tally(20, correct, wrong, 0, 0, extra), base)
+
+    assert polarity(15, 1, 1).kept and polarity(16, 1, 1).kept  # a tie keeps a polarity
+    assert not polarity(14, 1, 1).kept and not polarity(15, 1, 2).kept
+    assert choices.choices_notes([judged(16, 1, 1)]) == {"pip_polarity": None, "die_side": {
+        "kept": True, "value": 30.0,
         "with": {"dice": 20, "correct": 16, "wrong": 1, "unsure": 0, "missed": 0, "extra": 1},
         "without": {"dice": 20, "correct": 15, "wrong": 1, "unsure": 2, "missed": 1,
-                    "extra": 1}}
-    assert side.side_notes(None) is None
+                    "extra": 1}}}
+    assert choices.choices_notes([]) == {"die_side": None, "pip_polarity": None}
 
 
-def test_nothing_to_judge_without_values_or_without_a_side() -> None:
+def test_nothing_to_judge_without_values_or_without_a_choice() -> None:
     images, labels, mean = _trays((0,))
     readers = shipped_readers()
     unknown = [[Labelled(0, d.center) for d in labels[0]]]
-    profile = Profile(die_side=mean)
-    assert side.keep_side(images, unknown, profile, readers) == (profile, None)
-    plain = Profile(pip_polarity="dark")
-    assert side.keep_side(images, labels, plain, readers) == (plain, None)
+    profile = Profile(die_side=mean, pip_polarity="dark")
+    assert choices.keep_choices(images, unknown, profile, readers) == (profile, [])
+    plain = Profile(dice_colors=[(200.0, 128.0, 128.0)])
+    assert choices.keep_choices(images, labels, plain, readers) == (plain, [])
+
+
+@pytest.mark.parametrize("polarity", ["dark", "light"])
+def test_a_pip_polarity_that_reads_as_well_is_kept(polarity: str) -> None:
+    """Dice with dark pips, which the reader reads alike looking for one polarity or either:
+    a tie, and the polarity stays (it only takes marks away), and said so."""
+    images, labels, _ = _trays((0, 2), palette=["white/black", "ivory/black"])
+    profile = Profile(pip_polarity=polarity)
+    kept, judged = choices.keep_choices(images, labels, profile, shipped_readers())
+    assert [(j.choice, j.right, j.wrong, j.kept) for j in judged] == [
+        ("pip_polarity", 0, 0, True)]
+    assert judged[0].with_it.dice == 12 and judged[0].with_it.correct >= 11
+    assert kept is profile
+    assert choices.described(judged[0]) == (
+        f"  {polarity} pips only is kept: it reads the dice's values as well ({judged[0]})")
 
 
 def test_a_die_of_no_value_given_read_is_no_extra() -> None:
@@ -115,10 +146,10 @@ def test_the_calibration_judges_the_die_side_by_the_values_and_says_so() -> None
     ui = Reporter(out=io.StringIO(), bars=False)
     outcome = calibrate_photos(photos, Settings(), ui)
     assert outcome.passed and outcome.findings.profile.die_side is not None
-    judged = outcome.sized
-    assert judged is not None and judged.with_it.dice == 30
+    judged = next(j for j in outcome.choices if j.choice == "die_side")
+    assert judged.with_it.dice == 30
     said = [line for line in ui.lines if "the die side of" in line]
-    assert said == [f"  the die side of {judged.side:.0f} px is kept: it reads the dice's "
+    assert said == [f"  the die side of {judged.value:.0f} px is kept: it reads the dice's "
                     f"values better ({judged})"]
-    assert judged.kept and outcome.profile.die_side == judged.side
-    assert side.side_notes(judged)["kept"] is True  # type: ignore[index]
+    assert judged.kept and outcome.profile.die_side == judged.value
+    assert choices.choices_notes(outcome.choices)["die_side"]["kept"] is True
