@@ -140,6 +140,21 @@ def test_varied_samples_hold_each_die_of_the_tray_and_a_few_strays() -> None:
     assert 0 < strays <= len(seeds) * STRAYS_PER_VARIED
 
 
+def test_faint_samples_are_dice_with_pips_barely_off_the_body_or_overexposed() -> None:
+    from vision.lab.face_net_train import FAINT_SEEDS, faint_samples
+
+    seeds = range(FAINT_SEEDS.start, FAINT_SEEDS.start + 4)
+    samples = faint_samples(seeds)
+    assert samples and all(s.group == "faint" and 0 <= s.label <= 6 for s in samples)
+    assert any(s.label for s in samples)
+    again = faint_samples(seeds)
+    assert all(np.array_equal(a.crop, b.crop) and a.label == b.label
+               for a, b in zip(samples, again, strict=True))
+    # By turns: dark dice whose pips are a few levels off the body, white dice overexposed.
+    first, second = faint_samples(seeds[:1]), faint_samples(seeds[1:2])
+    assert np.median(first[0].crop) < 150 < np.median(second[0].crop)
+
+
 def test_the_lean_checks_varied_trays_hold_leaning_dice() -> None:
     from vision.lab.lean_net_train import VARIED_SEEDS, rendered_samples, varied_spec
 
@@ -149,12 +164,15 @@ def test_the_lean_checks_varied_trays_hold_leaning_dice() -> None:
     assert 0 < leaning < len(samples)
 
 
-@pytest.mark.parametrize("script", ["face_net_train", "lean_net_train"])
-def test_the_varied_trays_are_counted_and_bounded(script: str, capsys) -> None:
+@pytest.mark.parametrize(("script", "option", "seeds"), [
+    ("face_net_train", "--varied", "VARIED_SEEDS"), ("lean_net_train", "--varied", "VARIED_SEEDS"),
+    ("face_net_train", "--faint", "FAINT_SEEDS")])
+def test_the_rendered_trays_are_counted_and_bounded(script: str, option: str, seeds: str,
+                                                    capsys) -> None:
     module = importlib.import_module(f"vision.lab.{script}")
-    most = len(module.VARIED_SEEDS)
+    most = len(getattr(module, seeds))
     for wrong in ("-1", str(most + 1)):
         with pytest.raises(SystemExit) as stop:
-            module.main(["--varied", wrong, "--epochs", "1"])
+            module.main([option, wrong, "--epochs", "1"])
         assert stop.value.code == 2
-        assert f"--varied: 0 to {most}" in capsys.readouterr().err
+        assert f"{option}: 0 to {most}" in capsys.readouterr().err

@@ -3,7 +3,7 @@
 Usage::
 
     python -m vision.lab.face_net_train [DATASET] [--half even|odd|all] [--out FILE] [--seed N]
-                                        [--finder FILE]
+                                        [--finder FILE] [--varied N] [--faint N] [--dots]
 
 Needs the training extra (``pip install -e '.[train]'``: PyTorch and onnx); the product itself
 runs the result through OpenCV alone. Same dataset, seed and library versions, same model.
@@ -18,7 +18,9 @@ dice of other colours and dice leaning on another die, which are "none": their t
 not flat, and the game asks for a re-throw; with ``--varied N``, N trays of the bar's variety
 (`varied_tray`: dark, coloured, translucent and marbled dice with dark or light pips, hard
 shadows, glare) add the dice no photo of the dataset shows (the shipped model has none: see
-docs/lab/vision-finder.md). Pages of print (`vision.lab.print_scenes`) add
+docs/lab/vision-finder.md); with ``--faint N``, N trays of dice whose pips barely show
+(dark dice with pips a few levels off the body, white dice overexposed on a light floor).
+Pages of print (`vision.lab.print_scenes`) add
 letters as "none": a round letter's counter is a one's pip to every pip reader; with ``--dots``,
 price lists add their dotted leaders, and dotted cloths plain dots in rows, as "none" too
 (the shipped model has none). Each epoch
@@ -64,6 +66,7 @@ PRINT_SEEDS = range(200_000, 200_160)
 PRINT_PER_SCENE = 24  # candidates kept per print scene: many scenes rather than many letters
 CLOTH_SEEDS = range(220_000, 220_080)  # dotted cloths: plain dots in rows are no face
 PRICE_SEEDS = range(230_000, 230_060)  # price lists: a leader's dots are no three
+FAINT_SEEDS = range(240_000, 240_400)  # dice whose pips barely show (`faint_samples`)
 EPOCHS = 120
 
 
@@ -202,6 +205,42 @@ def cloth_samples(seeds=CLOTH_SEEDS, readers: Readers | None = None) -> list[Sam
     return print_samples(seeds, readers, draw=cloth, group="cloth")
 
 
+def faint_samples(seeds=FAINT_SEEDS, readers: Readers | None = None) -> list[Sample]:
+    """Dice whose pips barely show, two kinds by turns: dark dice whose pips are a few levels
+    off the body (worn paint: only the pits' rims show them), and white dice overexposed on a
+    light floor, whose pips are pale. Flat ones with their value, leaning ones as "none"."""
+    from dataclasses import replace
+
+    from vision.lab.render import random_tray, render_tray
+
+    samples: list[Sample] = []
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        faint = seed % 2 == 0
+        if faint:
+            spec = random_tray(rng, int(rng.integers(2, 7)), cocked=int(rng.integers(0, 2)),
+                               floor=str(rng.choice(["grey", "wood", "paper", "plastic"])))
+            # A body far from the floor (the die shows) and pips within a few levels of it.
+            body = rng.uniform(25, 110, 3) * (1 + rng.uniform(-0.15, 0.15))
+            pips = body + rng.choice([-1, 1]) * rng.uniform(3, 14)
+            spec = replace(spec, dice=tuple(
+                replace(d, body_bgr=tuple(float(c) for c in body),
+                        pip_bgr=tuple(float(c) for c in np.clip(pips, 0, 255)),
+                        translucent=False, marble_bgr=None) for d in spec.dice))
+        else:
+            spec = random_tray(rng, int(rng.integers(2, 6)), palette=["white/black",
+                               "ivory/black"], floor="wood", min_contrast=0.0,
+                               floor_bgr=tuple(float(c) for c in rng.uniform(185, 245, 3)),
+                               exposure=float(rng.uniform(1.2, 1.5)))
+        shot = render_tray(spec, seed=seed)
+        scene = prepare(shot.image, readers=readers)
+        for t in shot.truth:
+            label = 0 if t.cocked else t.value
+            samples.append(_sample(scene, (t.center[0] * scene.scale, t.center[1] * scene.scale),
+                                   t.side * scene.scale, label, "faint"))
+    return samples
+
+
 def augmented(sample: Sample, rng: np.random.Generator) -> np.ndarray:
     """The sample straightened as the pipeline would, under a random pose and lighting."""
     c = sample.crop.shape[0] / 2.0
@@ -254,12 +293,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--varied", type=int, default=0, metavar="N",
                         help=f"add N trays of the bar's variety (at most {len(VARIED_SEEDS)}; "
                         "default 0, as the shipped model)")
+    parser.add_argument("--faint", type=int, default=0, metavar="N",
+                        help=f"add N trays of dice whose pips barely show (at most "
+                        f"{len(FAINT_SEEDS)}; default 0, as the shipped model)")
     parser.add_argument("--dots", action="store_true",
                         help="add price lists' dotted leaders and dotted cloths as 'no face' "
                         "(the shipped model has none)")
     args = parser.parse_args(argv)
     if not 0 <= args.varied <= len(VARIED_SEEDS):
         parser.error(f"--varied: 0 to {len(VARIED_SEEDS)}")
+    if not 0 <= args.faint <= len(FAINT_SEEDS):
+        parser.error(f"--faint: 0 to {len(FAINT_SEEDS)}")
     dataset = Path(args.dataset)
     if problem := net_training.setup(args.threads, dataset):
         print(problem, file=sys.stderr)
@@ -277,6 +321,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.varied:
         print(f"rendering {args.varied} trays of the bar's variety")
         samples += varied_samples(VARIED_SEEDS[:args.varied], readers=readers)
+    if args.faint:
+        print(f"rendering {args.faint} trays of dice whose pips barely show")
+        samples += faint_samples(FAINT_SEEDS[:args.faint], readers=readers)
     print("drawing pages of print")
     samples += print_samples(readers=readers)
     if args.dots:
