@@ -221,9 +221,11 @@ def dataset_rows(dataset: Path, images: int, seed: int, sources: list[str] | Non
 
 
 def _faces_lines(log: str) -> list[str]:
-    """What a calibration's log says of the dice's faces learnt and of its die side."""
+    """What a calibration's log says of the dice's faces learnt and of the choices the values
+    judged (die side, pip polarity)."""
     return [line.strip() for line in log.splitlines()
-            if "faces learnt" in line or "slip" in line or "die side of" in line]
+            if "faces learnt" in line or "slip" in line or "die side of" in line
+            or "pips only is" in line]
 
 
 def _manifest_of(records: list[dict[str, Any]]) -> Path:
