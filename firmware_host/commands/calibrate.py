@@ -204,10 +204,10 @@ def _open_tower(pinmap: Path) -> Any:
 
 def _finish(outcome: Any, target: Path, args: argparse.Namespace, ui: Any,
             seconds: float) -> int:
+    from calibration.choices import choices_notes
     from calibration.dice import describe_profile
     from calibration.errors import CalibrationError
     from calibration.faces import faces_notes
-    from calibration.choices import choices_notes
     from calibration.store import save, write_previews
 
     check = outcome.check

@@ -42,12 +42,12 @@ import cv2
 import numpy as np
 
 from calibration.agreement import die_side
+from calibration.choices import choices_notes
 from calibration.controls import light_knobs
 from calibration.dice import describe_profile
 from calibration.errors import CalibrationError
 from calibration.faces import Added, faces_notes
 from calibration.session import Outcome, Settings, calibrate_live
-from calibration.choices import choices_notes
 from calibration.sources import HOLD, LiveThrows, SimulatedTable
 from calibration.store import profile_path, save, write_previews
 from calibration.tray import draw, order_corners, propose_zones
