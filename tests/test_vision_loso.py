@@ -112,3 +112,27 @@ def test_loso_train_refuses_an_unknown_source(tmp_path, capsys) -> None:
     assert loso.main(["train", str(tmp_path / "out"), "--dataset", str(photos),
                       "--source", "gamma/dice"]) == 2
     assert "no source 'gamma/dice'" in capsys.readouterr().err
+
+
+def test_loso_train_makes_the_face_network_as_the_shipped_one(tmp_path, monkeypatch) -> None:
+    """The finder, then each member of the shipped face network with its own options, each
+    without the source and cut by its left-out finder, then their mean."""
+    from vision.lab import face_mean
+    from vision.lab.face_net_train import MEMBERS
+
+    photos = _photos(tmp_path / "photos")
+    ran, meant = [], []
+    monkeypatch.setattr(loso.subprocess, "run", lambda cmd, check: ran.append(cmd))
+    monkeypatch.setattr(face_mean, "mean", lambda members, out: meant.append((members, out)))
+    assert loso.main(["train", str(tmp_path / "out"), "--dataset", str(photos),
+                      "--source", "alpha/dice", "--epochs", "2"]) == 0
+    where = tmp_path / "out" / "alpha"
+    assert [cmd[2] for cmd in ran] == ["vision.lab.finder_train",
+                                       *["vision.lab.face_net_train"] * len(MEMBERS)]
+    assert all(cmd[cmd.index("--leave-out") + 1] == "alpha/dice" for cmd in ran)
+    for cmd, options in zip(ran[1:], MEMBERS, strict=True):
+        assert cmd[len(cmd) - len(options):] == options
+        assert cmd[cmd.index("--finder") + 1] == str(where / "finder_net.onnx")
+        assert cmd[cmd.index("--epochs") + 1] == "2"
+    members = [Path(cmd[cmd.index("--out") + 1]) for cmd in ran[1:]]
+    assert meant == [(members, where / "face_net.onnx")]

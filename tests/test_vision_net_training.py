@@ -166,7 +166,7 @@ def test_the_lean_checks_varied_trays_hold_leaning_dice() -> None:
 
 @pytest.mark.parametrize(("script", "option", "seeds"), [
     ("face_net_train", "--varied", "VARIED_SEEDS"), ("lean_net_train", "--varied", "VARIED_SEEDS"),
-    ("face_net_train", "--faint", "FAINT_SEEDS")])
+    ("face_net_train", "--faint", "FAINT_SEEDS"), ("face_net_train", "--cloths", "CLOTH_SEEDS")])
 def test_the_rendered_trays_are_counted_and_bounded(script: str, option: str, seeds: str,
                                                     capsys) -> None:
     module = importlib.import_module(f"vision.lab.{script}")
@@ -176,3 +176,13 @@ def test_the_rendered_trays_are_counted_and_bounded(script: str, option: str, se
             module.main([option, wrong, "--epochs", "1"])
         assert stop.value.code == 2
         assert f"{option}: 0 to {most}" in capsys.readouterr().err
+
+
+def test_the_faint_pips_levels_are_checked(capsys) -> None:
+    from vision.lab import face_net_train
+
+    for wrong in (["20", "6"], ["-1", "6"], ["6", "300"]):
+        with pytest.raises(SystemExit) as stop:
+            face_net_train.main(["--faint-levels", *wrong, "--epochs", "1"])
+        assert stop.value.code == 2
+        assert "--faint-levels: LOW and HIGH within 0..255" in capsys.readouterr().err

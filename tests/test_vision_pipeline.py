@@ -219,12 +219,13 @@ def test_a_close_up_of_one_die_is_read_whole(value: int, angle: float) -> None:
 
 @pytest.mark.parametrize("floor", ["grey", "paper"])
 def test_unsure_dice_on_a_grid_are_not_taken_for_one_large_die(floor: str) -> None:
-    # Four dark dice with faint pips, placed like the pips of a four.
+    # Four dark threes with faint pips, placed like the pips of a four: four dice, each
+    # unsure or read right.
     dice = tuple(DieSpec(3, (320 + dx, 240 + dy), 40, 10, (60, 60, 60), (70, 70, 70))
                  for dx in (-60, 60) for dy in (-60, 60))
     read = vision.read_dice(render_tray(TraySpec(640, 480, floor, dice=dice), seed=5).image)
     assert len(read) == 4
-    assert all(d.value is None for d in read)
+    assert all(d.value in (None, 3) for d in read)
 
 
 def test_a_plain_tray_is_read_with_centres_and_outlines() -> None:

@@ -28,8 +28,8 @@ import numpy as np
 INPUT, OUTPUT = "patch", "logits"
 
 
-def _prefixed(model, prefix: str):
-    """(nodes, initializers, output name) of ``model``'s graph with every internal name
+def _prefixed(model, prefix: str, output: str = OUTPUT):
+    """(nodes, initializers, name of ``output``) of ``model``'s graph with every internal name
     prefixed, its input left shared."""
     import onnx
 
@@ -53,7 +53,7 @@ def _prefixed(model, prefix: str):
         copy.CopyFrom(tensor)
         copy.name = renamed[tensor.name]
         initializers.append(copy)
-    return nodes, initializers, renamed[OUTPUT]
+    return nodes, initializers, renamed[output]
 
 
 def either(first: Path, second: Path, out: Path) -> None:

@@ -5,8 +5,8 @@ source read by them, so a source judges networks that never saw it.
     dicetower bench vision --loso DIR        # each photo read by its source's left-out networks
 
 For each source, the die finder is trained without that source's photos (`finder_train`), then
-the face network (`face_net_train`) without them, its samples cut by that same left-out finder
-(``--finder``):
+the face network without them as the shipped one is made (its members by `face_net_train`,
+their mean by `face_mean`), its samples cut by that same left-out finder (``--finder``):
 nothing the networks learn comes from the photos they are measured on. The rendered trays they
 learn from are drawn from seeds no test or bench draws. The lean check is the shipped one: it
 only turns read dice into cocked ones, so on an unseen source it can lower recall, never raise
@@ -59,21 +59,26 @@ def train(root: Path, dataset: Path, sources: Sequence[str], steps: int, epochs:
           threads: int) -> None:
     """For each source, the finder then the face network trained without it, in ``root``.
     Each runs in a process of its own; the face network's samples are cut by the left-out
-    finder (``--finder``)."""
+    finder (``--finder``). The face network is made as the shipped one: its members
+    (`face_net_train.MEMBERS`) trained one by one, then their mean (`face_mean`)."""
+    from vision.lab.face_mean import mean
+    from vision.lab.face_net_train import MEMBERS
+
     for source in sources:
         where = folder(root, source)
         where.mkdir(parents=True, exist_ok=True)
         began = time.monotonic()
-        for module, extra in (
-            ("vision.lab.finder_train", ["--steps", str(steps)]),
-            ("vision.lab.face_net_train", ["--epochs", str(epochs),
-                                           "--finder", str(where / FINDER_FILE)]),
-        ):
-            out = where / (FINDER_FILE if module.endswith("finder_train") else FACE_FILE)
+        face_options = ["--epochs", str(epochs), "--finder", str(where / FINDER_FILE)]
+        runs = [("vision.lab.finder_train", where / FINDER_FILE, ["--steps", str(steps)])]
+        members = [where / f"face_net.{k}.onnx" for k in range(len(MEMBERS))]
+        runs += [("vision.lab.face_net_train", out, [*face_options, *options])
+                 for out, options in zip(members, MEMBERS, strict=True)]
+        for module, out, extra in runs:
             print(f"{source}: {module} -> {out}", flush=True)
             subprocess.run([sys.executable, "-m", module, str(dataset), "--leave-out", source,
                             "--out", str(out), "--threads", str(threads), *extra],
                            check=True)
+        mean(members, where / FACE_FILE)
         print(f"{source}: done in {time.monotonic() - began:.0f} s", flush=True)
 
 
@@ -87,7 +92,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--source", action="append",
                    help="only this source (repeatable; default: every source of the dataset)")
     t.add_argument("--steps", type=int, default=3000, help="finder training steps")
-    t.add_argument("--epochs", type=int, default=60, help="face network epochs")
+    t.add_argument("--epochs", type=int, default=30,
+                   help="face network epochs (default 30, as the shipped one)")
     t.add_argument("--threads", type=int, default=1)
     args = p.parse_args(argv)
     dataset = Path(args.dataset)

@@ -1,0 +1,118 @@
+"""Face networks as one: the mean of their logits, with one last layer.
+
+Usage::
+
+    python -m vision.lab.face_mean FIRST.onnx SECOND.onnx [MORE.onnx ...] --out face_net.onnx
+
+Two face networks trained alike but for a few samples and the seed disagree on what neither
+learnt well: one is unsure of a polka cloth's dots, the other of a page of small print
+(docs/lab/vision-face-training.md). Their mean is sure only where both are. The result is one
+ONNX file with the interface of each (input ``patch``, output ``logits``), so
+`vision.face_net.FaceNet` reads it unchanged, and one last fully connected layer, so a
+profile's adaptation (`vision.adaptation`) refits it as it refits one network's: each
+network's features (the input of its last layer) are put side by side, and the last layer's
+weights are the networks' own, each divided by their number, its biases their mean. The
+logits are then exactly the mean of the networks' logits.
+
+Needs the ``onnx`` package (the training extra); the product reads the result through
+OpenCV alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from vision.lab.lean_either import INPUT, OUTPUT, _prefixed
+
+
+def _last_layer(model, path: Path):
+    """(the node computing the logits, its weights (classes, features), its biases)."""
+    from onnx import numpy_helper
+
+    last = model.graph.node[-1]
+    if last.op_type != "Gemm" or list(last.output) != [OUTPUT]:
+        raise ValueError(f"{path}: its logits are not computed by a last fully connected layer")
+    attrs = {a.name: a for a in last.attribute}
+    if attrs.get("transB") is None or attrs["transB"].i != 1:
+        raise ValueError(f"{path}: its last layer's weights are not stored (classes, features)")
+    tensors = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    return last, tensors[last.input[1]], tensors[last.input[2]]
+
+
+def mean(paths: Sequence[Path], out: Path) -> None:
+    """Write to ``out`` one network whose logits are the mean of the networks' in ``paths``."""
+    import onnx
+    from onnx import helper, numpy_helper
+
+    models = []
+    for path in paths:
+        try:
+            models.append(onnx.load(str(path)))
+        except OSError:
+            raise
+        except Exception as exc:  # protobuf's DecodeError: not an ONNX file
+            raise ValueError(f"{path} is not an ONNX file ({exc})") from exc
+    nodes, initializers, features, weights, biases = [], [], [], [], []
+    for k, (path, model) in enumerate(zip(paths, models, strict=True)):
+        if [i.name for i in model.graph.input] != [INPUT] or \
+                [o.name for o in model.graph.output] != [OUTPUT]:
+            raise ValueError(f"{path} is no face network (input {INPUT!r}, output {OUTPUT!r})")
+        last, w, b = _last_layer(model, path)
+        body = onnx.ModelProto()
+        body.CopyFrom(model)
+        del body.graph.node[-1]  # the last layer: one for all, below
+        del body.graph.initializer[:]
+        body.graph.initializer.extend(t for t in model.graph.initializer
+                                      if t.name not in last.input[1:])
+        own, tensors, feature = _prefixed(body, f"net{k}_", last.input[0])
+        nodes += own
+        initializers += tensors
+        features.append(feature)
+        weights.append(w)
+        biases.append(b)
+    if len({w.shape[0] for w in weights}) != 1:
+        raise ValueError("the networks do not have the same classes")
+    n = len(models)
+    joined = numpy_helper.from_array(np.concatenate(weights, axis=1).astype(np.float32) / n,
+                                     "mean_weights")
+    bias = numpy_helper.from_array((np.sum(biases, axis=0) / n).astype(np.float32),
+                                   "mean_biases")
+    nodes.append(helper.make_node("Concat", features, ["mean_features"], axis=1,
+                                  name="mean_features"))
+    nodes.append(helper.make_node("Gemm", ["mean_features", "mean_weights", "mean_biases"],
+                                  [OUTPUT], alpha=1.0, beta=1.0, transB=1, name="mean_logits"))
+    graph = helper.make_graph(nodes, "face_mean", list(models[0].graph.input),
+                              list(models[0].graph.output), [*initializers, joined, bias])
+    combined = helper.make_model(graph, opset_imports=models[0].opset_import)
+    onnx.checker.check_model(combined)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(combined, str(out))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.lab.face_mean",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("networks", type=Path, nargs="+")
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args(argv)
+    if len(args.networks) < 2:
+        parser.error("two face networks at least")
+    try:
+        mean(args.networks, args.out)
+    except (OSError, ValueError) as exc:
+        print(f"face_mean: {exc}", file=sys.stderr)
+        return 2
+    except ImportError:
+        print("face_mean: needs the onnx package (pip install -e '.[train]')", file=sys.stderr)
+        return 2
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
