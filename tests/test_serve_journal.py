@@ -104,7 +104,12 @@ def test_serve_opens_the_journal_the_configuration_names(tmp_path: Path, home: P
         lines = lines_until_ready(serve)
     finally:
         serve.send_signal(signal.SIGINT)
-        serve.wait(timeout=30)
+        try:
+            serve.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            serve.kill()  # never leave a server behind, holding its port
+            serve.wait()
+            raise
     said = "".join(lines)
     assert f"journal {journal} (named by {config})" in said, said + serve.stderr.read()  # type: ignore[union-attr]
     assert journal.is_file() and not (home / ".local" / "share" / "dicetower").exists()
