@@ -20,14 +20,13 @@ OpenCV alone.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from vision.lab.lean_either import INPUT, OUTPUT, _prefixed
+from vision.lab.onnx_merge import OUTPUT, command, load, prefixed, save
 
 
 def _last_layer(model, path: Path):
@@ -49,19 +48,9 @@ def mean(paths: Sequence[Path], out: Path) -> None:
     import onnx
     from onnx import helper, numpy_helper
 
-    models = []
-    for path in paths:
-        try:
-            models.append(onnx.load(str(path)))
-        except OSError:
-            raise
-        except Exception as exc:  # protobuf's DecodeError: not an ONNX file
-            raise ValueError(f"{path} is not an ONNX file ({exc})") from exc
+    models = load(paths, "face network")
     nodes, initializers, features, weights, biases = [], [], [], [], []
     for k, (path, model) in enumerate(zip(paths, models, strict=True)):
-        if [i.name for i in model.graph.input] != [INPUT] or \
-                [o.name for o in model.graph.output] != [OUTPUT]:
-            raise ValueError(f"{path} is no face network (input {INPUT!r}, output {OUTPUT!r})")
         last, w, b = _last_layer(model, path)
         body = onnx.ModelProto()
         body.CopyFrom(model)
@@ -69,7 +58,7 @@ def mean(paths: Sequence[Path], out: Path) -> None:
         del body.graph.initializer[:]
         body.graph.initializer.extend(t for t in model.graph.initializer
                                       if t.name not in last.input[1:])
-        own, tensors, feature = _prefixed(body, f"net{k}_", last.input[0])
+        own, tensors, feature = prefixed(body, f"net{k}_", last.input[0])
         nodes += own
         initializers += tensors
         features.append(feature)
@@ -88,30 +77,11 @@ def mean(paths: Sequence[Path], out: Path) -> None:
                                   [OUTPUT], alpha=1.0, beta=1.0, transB=1, name="mean_logits"))
     graph = helper.make_graph(nodes, "face_mean", list(models[0].graph.input),
                               list(models[0].graph.output), [*initializers, joined, bias])
-    combined = helper.make_model(graph, opset_imports=models[0].opset_import)
-    onnx.checker.check_model(combined)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    onnx.save(combined, str(out))
+    save(graph, models[0], out)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.lab.face_mean",
-                                     description=__doc__.split("\n\n")[0])
-    parser.add_argument("networks", type=Path, nargs="+")
-    parser.add_argument("--out", type=Path, required=True)
-    args = parser.parse_args(argv)
-    if len(args.networks) < 2:
-        parser.error("two face networks at least")
-    try:
-        mean(args.networks, args.out)
-    except (OSError, ValueError) as exc:
-        print(f"face_mean: {exc}", file=sys.stderr)
-        return 2
-    except ImportError:
-        print("face_mean: needs the onnx package (pip install -e '.[train]')", file=sys.stderr)
-        return 2
-    print(f"wrote {args.out}")
-    return 0
+    return command("face_mean", __doc__.split("\n\n")[0], mean, argv)
 
 
 if __name__ == "__main__":
