@@ -336,13 +336,18 @@ def test_a_die_corrected_in_a_browser(browser: Any, tower: RunningTower,  # noqa
         tap(*spot)
         wait_for(driver, lambda d: choice.is_displayed() and title() == f"Die {missed}: its value",
                  "tapping where no die was read added none")
-        buttons = driver.find_elements(By.CSS_SELECTOR, "#calib-die-list button")
-        assert [b.text for b in buttons[len(dice):]] == [f"Die {missed}: ?"]
-        assert [m.text for m in driver.find_elements(By.CSS_SELECTOR, ".calib-added")] == [
-            str(missed)]
+        # Read in one script: the page draws the list and the marks anew after each change,
+        # and an element found before may be gone by the time its text is asked.
+        def texts(selector: str) -> list[str]:
+            return driver.execute_script(
+                "return [...document.querySelectorAll(arguments[0])].map(e => e.textContent"
+                ".trim())", selector)
+
+        assert texts("#calib-die-list button")[len(dice):] == [f"Die {missed}: ?"]
+        assert texts(".calib-added") == [str(missed)]
         choice.find_element(By.CSS_SELECTOR, f'button[data-value="{extra}"]').click()
         wait_for(driver, lambda d: not choice.is_displayed(), "the choice did not close")
-        assert buttons[-1].text == f"Die {missed}: {extra}"
+        assert texts("#calib-die-list button")[-1] == f"Die {missed}: {extra}"
         tap(*empty_spot(dice, [spot]))
         wait_for(driver, lambda d: choice.is_displayed()
                  and title() == f"Die {missed + 1}: its value", "the second tap added no die")
