@@ -3,7 +3,8 @@
 Usage::
 
     python -m vision.lab.face_net_train [DATASET] [--half even|odd|all] [--out FILE] [--seed N]
-                                        [--finder FILE] [--varied N] [--faint N] [--no-dots]
+                                        [--finder FILE] [--varied N] [--faint N]
+                                        [--faint-levels LOW HIGH] [--no-dots] [--cloths N]
 
 Needs the training extra (``pip install -e '.[train]'``: PyTorch and onnx); the product itself
 runs the result through OpenCV alone. Same dataset, seed and library versions, same model.
@@ -38,7 +39,7 @@ import argparse
 import math
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -145,6 +146,14 @@ def dataset_samples(dataset: Path, half: str, log=print, leave_out: str | None =
     return samples
 
 
+def _dice_of(shot, scene: Scene) -> list[tuple[tuple[float, float], float, int]]:
+    """Each die a rendered ``shot`` holds as (centre, side, label) in the working pixels of
+    its ``scene``: a flat die's label its value, a leaning one's "none" (the game asks for a
+    re-throw)."""
+    return [((t.center[0] * scene.scale, t.center[1] * scene.scale), t.side * scene.scale,
+             0 if t.cocked else t.value) for t in shot.truth]
+
+
 def rendered_samples(seeds=RENDER_SEEDS, readers: Readers | None = None) -> list[Sample]:
     """Dice from rendered trays: flat ones with their value, leaning ones as "none"."""
     from vision.lab.render import random_tray, render_tray
@@ -157,11 +166,7 @@ def rendered_samples(seeds=RENDER_SEEDS, readers: Readers | None = None) -> list
         spec = random_tray(rng, max(n, 1), touching=touching, cocked=cocked)
         shot = render_tray(spec, seed=seed)
         scene = prepare(shot.image, readers=readers)
-        for truth in shot.truth:
-            x, y = truth.center[0] * scene.scale, truth.center[1] * scene.scale
-            side = truth.side * scene.scale
-            label = 0 if truth.cocked else truth.value
-            samples.append(_sample(scene, (x, y), side, label, "rendered"))
+        samples += [_sample(scene, *die, "rendered") for die in _dice_of(shot, scene)]
     return samples
 
 
@@ -180,10 +185,8 @@ def varied_samples(seeds=VARIED_SEEDS, readers: Readers | None = None) -> list[S
             continue
         shot = render_tray(spec, seed=seed)
         scene = prepare(shot.image, readers=readers)
-        dice = [((t.center[0] * scene.scale, t.center[1] * scene.scale), t.side * scene.scale,
-                 0 if t.cocked else t.value) for t in shot.truth]
-        for center, side, label in dice:
-            samples.append(_sample(scene, center, side, label, "varied"))
+        dice = _dice_of(shot, scene)
+        samples += [_sample(scene, *die, "varied") for die in dice]
         far = [c for c in scene.readable
                if all(math.dist(c.center, center) > FAR * side for center, side, _ in dice)]
         for k in rng.permutation(len(far))[:STRAYS_PER_VARIED]:
@@ -217,8 +220,6 @@ def faint_samples(seeds=FAINT_SEEDS, readers: Readers | None = None,
     """Dice whose pips barely show, two kinds by turns: dark dice whose pips are a few levels
     off the body (worn paint: only the pits' rims show them), and white dice overexposed on a
     light floor, whose pips are pale. Flat ones with their value, leaning ones as "none"."""
-    from dataclasses import replace
-
     from vision.lab.render import random_tray, render_tray
 
     samples: list[Sample] = []
@@ -242,10 +243,7 @@ def faint_samples(seeds=FAINT_SEEDS, readers: Readers | None = None,
                                exposure=float(rng.uniform(1.2, 1.5)))
         shot = render_tray(spec, seed=seed)
         scene = prepare(shot.image, readers=readers)
-        for t in shot.truth:
-            label = 0 if t.cocked else t.value
-            samples.append(_sample(scene, (t.center[0] * scene.scale, t.center[1] * scene.scale),
-                                   t.side * scene.scale, label, "faint"))
+        samples += [_sample(scene, *die, "faint") for die in _dice_of(shot, scene)]
     return samples
 
 
