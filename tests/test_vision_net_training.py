@@ -140,6 +140,27 @@ def test_varied_samples_hold_each_die_of_the_tray_and_a_few_strays() -> None:
     assert 0 < strays <= len(seeds) * STRAYS_PER_VARIED
 
 
+def test_tower_trays_hold_a_few_small_dice_of_one_set_every_kind_as_often() -> None:
+    from vision.lab.face_net_train import TOWER_SEEDS, tower_samples
+    from vision.lab.render import VARIED_DICE, set_of, tower_tray
+    from vision.lab.render_varied import TOWER_SIDE
+
+    kinds = []
+    for seed in TOWER_SEEDS[:400]:
+        try:
+            spec = tower_tray(np.random.default_rng(seed))
+        except ValueError:  # a cocked die that did not fit: skipped as varied trays are
+            continue
+        assert 2 <= len(spec.dice) <= 5
+        assert len({(d.body_bgr, d.pip_bgr) for d in spec.dice}) == 1
+        assert all(TOWER_SIDE[0] * 0.97 <= d.side <= TOWER_SIDE[1] * 1.03 for d in spec.dice)
+        kinds.append(VARIED_DICE[set_of(spec.dice[0])].kind)
+    shares = np.bincount(np.unique(kinds, return_inverse=True)[1]) / len(kinds)
+    assert len(shares) == 5 and 0.14 < shares.min() <= shares.max() < 0.26  # evenly: 0.2 each
+    samples = tower_samples(TOWER_SEEDS[:3])
+    assert samples and all(s.group == "tower" for s in samples) and any(s.label for s in samples)
+
+
 def test_faint_samples_are_dice_with_pips_barely_off_the_body_or_overexposed() -> None:
     from vision.lab.face_net_train import FAINT_SEEDS, faint_samples
 
@@ -166,7 +187,8 @@ def test_the_lean_checks_varied_trays_hold_leaning_dice() -> None:
 
 @pytest.mark.parametrize(("script", "option", "seeds"), [
     ("face_net_train", "--varied", "VARIED_SEEDS"), ("lean_net_train", "--varied", "VARIED_SEEDS"),
-    ("face_net_train", "--faint", "FAINT_SEEDS"), ("face_net_train", "--cloths", "CLOTH_SEEDS")])
+    ("face_net_train", "--faint", "FAINT_SEEDS"), ("face_net_train", "--cloths", "CLOTH_SEEDS"),
+    ("face_net_train", "--tower", "TOWER_SEEDS")])
 def test_the_rendered_trays_are_counted_and_bounded(script: str, option: str, seeds: str,
                                                     capsys) -> None:
     module = importlib.import_module(f"vision.lab.{script}")

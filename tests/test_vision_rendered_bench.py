@@ -88,3 +88,23 @@ def test_a_tower_throw_has_exactly_its_dice_and_is_timed(capsys) -> None:
     with pytest.raises(SystemExit) as stop:
         main(["7000", "7001", "--dice", "0"])
     assert stop.value.code == 2
+
+
+def test_a_varied_trays_dice_are_also_counted_by_their_set(capsys) -> None:
+    from vision.lab.render import set_of
+
+    seeds = range(7000, 7003)
+    by_set: dict[str, RenderedCounts] = {}
+    counts = measure(seeds, tower=True, by_set=by_set)
+    shots = [tray_for_seed(s, tower=True) for s in seeds]
+    names = [set_of(d) for shot in shots for d in shot.spec.dice]
+    assert None not in names and set(by_set) == set(names)
+    for name, c in by_set.items():
+        assert c.flat + c.leaning == names.count(name)
+    for field_ in ("flat_right", "flat_unsure", "flat_missed", "leaning_valued"):
+        assert sum(getattr(c, field_) for c in by_set.values()) == getattr(counts, field_)
+    assert set_of(DieSpec(3, (100, 100), 40, body_bgr=(1, 2, 3))) is None
+    with pytest.raises(SystemExit) as stop:
+        main(["7000", "7001", "--tower", "--varied"])
+    assert stop.value.code == 2
+    assert "--tower draws its own dice" in capsys.readouterr().err

@@ -3,7 +3,7 @@
 Usage::
 
     python -m vision.lab.face_net_train [DATASET] [--half even|odd|all] [--out FILE] [--seed N]
-                                        [--finder FILE] [--varied N] [--faint N]
+                                        [--finder FILE] [--varied N] [--tower N] [--faint N]
                                         [--faint-levels LOW HIGH] [--no-dots] [--cloths N]
 
 Needs the training extra (``pip install -e '.[train]'``: PyTorch and onnx); the product itself
@@ -18,7 +18,8 @@ its labelled centre. Rendered trays (`vision.lab.render`, seeds far from those o
 dice of other colours and dice leaning on another die, which are "none": their top face is
 not flat, and the game asks for a re-throw; ``--varied N`` trays of the bar's variety
 (`varied_tray`: dark, coloured, translucent and marbled dice with dark or light pips, hard
-shadows, glare) add the dice no photo of the dataset shows, and ``--faint N`` trays dice
+shadows, glare) add the dice no photo of the dataset shows, ``--tower N`` trays a tower's
+two to five small dice with every kind of dice set as often, and ``--faint N`` trays dice
 whose pips barely show (dark dice with pips a few levels off the body, white dice
 overexposed on a light floor). Pages of print (`vision.lab.print_scenes`) add letters as
 "none": a round letter's counter is a one's pip to every pip reader; price lists add their
@@ -69,9 +70,11 @@ PRINT_PER_SCENE = 24  # candidates kept per print scene: many scenes rather than
 CLOTH_SEEDS = range(220_000, 220_160)  # dotted cloths: plain dots in rows are no face
 PRICE_SEEDS = range(230_000, 230_060)  # price lists: a leader's dots are no three
 FAINT_SEEDS = range(240_000, 240_400)  # dice whose pips barely show (`faint_samples`)
+TOWER_SEEDS = range(250_000, 250_600)  # a tower's few small dice of every kind (`tower_samples`)
 EPOCHS = 30  # the shipped model's; 120 read seen photos a little better, unseen ones no better
 VARIED = 600  # varied trays in the shipped model's samples
 FAINT = 200  # trays of faint pips in them
+TOWER = 400  # trays of a tower's few small dice in them
 FAINT_LEVELS = (6.0, 20.0)  # how far a faint die's pips lie from its body (levels of 255)
 # The shipped model is the mean of two networks (`vision.lab.face_mean`) trained with the
 # defaults but for these options: each is unsure where the other is not.
@@ -170,28 +173,39 @@ def rendered_samples(seeds=RENDER_SEEDS, readers: Readers | None = None) -> list
     return samples
 
 
-def varied_samples(seeds=VARIED_SEEDS, readers: Readers | None = None) -> list[Sample]:
+def varied_samples(seeds=VARIED_SEEDS, readers: Readers | None = None,
+                   draw=None, group: str = "varied") -> list[Sample]:
     """Dice from trays of the bar's variety (dark, coloured, translucent and marbled dice, light
     pips, hard shadows, glare): flat ones with their value, leaning ones as "none", and a few
-    candidates far from every die (a shadow's edge, a glint, a hand) as "none"."""
+    candidates far from every die (a shadow's edge, a glint, a hand) as "none". ``draw(rng)``
+    draws another kind of them (a TraySpec, ValueError when it cannot)."""
     from vision.lab.render import render_tray, varied_tray
 
+    draw = draw or varied_tray
     samples: list[Sample] = []
     for seed in seeds:
         rng = np.random.default_rng(seed)
         try:
-            spec = varied_tray(rng)
+            spec = draw(rng)
         except ValueError:
             continue
         shot = render_tray(spec, seed=seed)
         scene = prepare(shot.image, readers=readers)
         dice = _dice_of(shot, scene)
-        samples += [_sample(scene, *die, "varied") for die in dice]
+        samples += [_sample(scene, *die, group) for die in dice]
         far = [c for c in scene.readable
                if all(math.dist(c.center, center) > FAR * side for center, side, _ in dice)]
         for k in rng.permutation(len(far))[:STRAYS_PER_VARIED]:
-            samples.append(_candidate_sample(scene, far[int(k)], 0, "varied"))
+            samples.append(_candidate_sample(scene, far[int(k)], 0, group))
     return samples
+
+
+def tower_samples(seeds=TOWER_SEEDS, readers: Readers | None = None) -> list[Sample]:
+    """Dice from a tower's throws (`vision.lab.render.tower_tray`), as `varied_samples` cuts
+    them."""
+    from vision.lab.render import tower_tray
+
+    return varied_samples(seeds, readers, draw=tower_tray, group="tower")
 
 
 def print_samples(seeds=PRINT_SEEDS, readers: Readers | None = None,
@@ -299,6 +313,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--varied", type=int, default=VARIED, metavar="N",
                         help=f"add N trays of the bar's variety (at most {len(VARIED_SEEDS)}; "
                         f"default {VARIED}, as the shipped model)")
+    parser.add_argument("--tower", type=int, default=TOWER, metavar="N",
+                        help=f"add N trays of a tower's few small dice, every kind of dice as "
+                        f"often (at most {len(TOWER_SEEDS)}; default {TOWER}, as the shipped "
+                        "model)")
     parser.add_argument("--faint", type=int, default=FAINT, metavar="N",
                         help=f"add N trays of dice whose pips barely show (at most "
                         f"{len(FAINT_SEEDS)}; default {FAINT}, as the shipped model)")
@@ -314,6 +332,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 0 <= args.varied <= len(VARIED_SEEDS):
         parser.error(f"--varied: 0 to {len(VARIED_SEEDS)}")
+    if not 0 <= args.tower <= len(TOWER_SEEDS):
+        parser.error(f"--tower: 0 to {len(TOWER_SEEDS)}")
     if not 0 <= args.faint <= len(FAINT_SEEDS):
         parser.error(f"--faint: 0 to {len(FAINT_SEEDS)}")
     if not 0 <= args.cloths <= len(CLOTH_SEEDS):
@@ -337,6 +357,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.varied:
         print(f"rendering {args.varied} trays of the bar's variety")
         samples += varied_samples(VARIED_SEEDS[:args.varied], readers=readers)
+    if args.tower:
+        print(f"rendering {args.tower} trays of a tower's few small dice")
+        samples += tower_samples(TOWER_SEEDS[:args.tower], readers=readers)
     if args.faint:
         print(f"rendering {args.faint} trays of dice whose pips barely show")
         samples += faint_samples(FAINT_SEEDS[:args.faint], readers=readers,

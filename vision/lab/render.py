@@ -61,13 +61,21 @@ from vision.lab.render_specs import (
     TraySpec,
 )
 from vision.lab.render_texture import draw_floor, draw_rim
-from vision.lab.render_varied import VARIED_DICE, DiceSet, VariedScene, varied_scene, varied_tray
+from vision.lab.render_varied import (
+    VARIED_DICE,
+    DiceSet,
+    VariedScene,
+    set_of,
+    tower_tray,
+    varied_scene,
+    varied_tray,
+)
 
 __all__ = [
     "ALL_FLOORS", "BGR", "COCKED_TILT_DEG", "COLOUR_COMBOS", "FLOORS", "PIP_LAYOUTS",
     "SKIN_TONES", "VARIED_DICE", "DiceSet", "DieSpec", "DieTruth", "HandSpec", "Point",
     "RenderedTray", "TraySpec", "VariedScene", "draw_truth", "main", "random_tray",
-    "render_tray", "varied_scene", "varied_tray",
+    "render_tray", "set_of", "tower_tray", "varied_scene", "varied_tray",
 ]
 
 

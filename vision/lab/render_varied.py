@@ -96,6 +96,7 @@ LIGHT_WEIGHTS: dict[str, float] = {"ring": 0.3, "hard": 0.25, "lamp": 0.45}
 
 MIN_CONTRAST = 15.0  # Lab distance below which a dice set is not put on a floor
 SIDE_RANGE = (25.0, 120.0)  # die side in pixels, for a 640x480 frame
+TOWER_SIDE = (25.0, 50.0)  # die side (px) of a tower's dice in a 640x480 frame
 
 
 @dataclass(frozen=True)
@@ -394,6 +395,25 @@ def varied_tray(
         short(f"{n_dice} dice")
     return TraySpec(width=width, height=height, dice=tuple(dice_specs), hands=tuple(hand_specs),
                     rim=wall, **scene.tray)
+
+
+def tower_tray(rng: np.random.Generator) -> TraySpec:
+    """A tower's throw from the bar's variety: two to five small dice (`TOWER_SIDE`) of one
+    set, the set's kind (dark pips, light pips, coloured pips, translucent, marbled) drawn
+    evenly: a bar's mix draws the hard kinds rarely, and among a tower's few small dice they
+    are the ones lost. Raises ValueError when its dice do not fit, as `varied_tray`."""
+    kinds = sorted({s.kind for s in VARIED_DICE.values()})
+    kind = kinds[int(rng.integers(len(kinds)))]
+    names = [n for n, s in VARIED_DICE.items() if s.kind == kind]
+    return varied_tray(rng, int(rng.integers(2, 6)), side=TOWER_SIDE,
+                       dice=names[int(rng.integers(len(names)))])
+
+
+def set_of(die: DieSpec) -> str | None:
+    """The name of the VARIED_DICE set a drawn die belongs to (None: another look)."""
+    return next((name for name, s in VARIED_DICE.items()
+                 if (s.body, s.pips, s.marble) == (die.body_bgr, die.pip_bgr, die.marble_bgr)),
+                None)
 
 
 def _lean_on_wall(rng: np.random.Generator, die: Any, fits: Any, free: Any, wall: float,
