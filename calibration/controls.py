@@ -57,8 +57,9 @@ def light_knobs(camera: Any, ring: Callable[[float], None] | None = None,
     light first: more light is better than more gain); empty when there is nothing to tune."""
     knobs: list[Knob] = []
     if ring is not None:
-        knobs.append(Knob("ring", RING_LEVELS, ring, ring_level if ring_level is not None
-                          else RING_LEVELS[-1]))
+        # An unlit ring is level 0: the sweep's first frame is judged as what it is, and
+        # kept off when that frame reads best.
+        knobs.append(Knob("ring", RING_LEVELS, ring, ring_level or 0.0))
     if not isinstance(camera, Controllable):
         return knobs
     exposure = _current(camera, "ExposureTime", TYPICAL_EXPOSURE)

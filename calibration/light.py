@@ -2,7 +2,10 @@
 
 With dice lying in the tray, each setting is judged on one frame: the dice the reader gives
 a value (of those thrown), the contrast between pips and faces on them (the spread of
-lightness across each read die's face), and the glare (clipped pixels). The knobs are swept
+lightness across each read die's face), and the glare (clipped pixels). When no setting
+reads a die but some find dice (a bar's dice unlike any the reader learnt: what the dice
+step will teach it), nothing tells one light from another, and the light stays as it was.
+The knobs are swept
 one after the other (ring light, exposure, gain), each at the best value of those before:
 a few frames, not the product of every value. The value in use is always among those tried,
 so the sweep never leaves the light worse than it found it, by its own measure.
@@ -34,6 +37,7 @@ class LightScore:
     contrast: float  # median lightness spread across a read die's face (0..255)
     glare: float  # share of clipped pixels
     level: float  # mean lightness
+    found: int = 0  # dice found, read or not
 
     @property
     def value(self) -> float:
@@ -58,7 +62,7 @@ def judge(image: np.ndarray, dice: Sequence[Die], expected: int,
     read = [d for d in dice if d.value is not None]
     contrast = float(np.median([face_contrast(image, d) for d in read])) if read else 0.0
     return LightScore(settings, min(len(read), expected), contrast, glare(image),
-                      lightness(image))
+                      lightness(image), min(len(dice), expected))
 
 
 def sweep(
@@ -72,13 +76,14 @@ def sweep(
     setting shows a die (too dim, or no dice in the tray)."""
     step = tick or (lambda n: None)
     scores: list[LightScore] = []
+    as_it_was = [(knob, knob.current) for knob in knobs]
 
     def settings() -> tuple[tuple[str, float], ...]:
         return tuple((k.name, float(k.current)) for k in knobs)
 
     image = grab()
     best = judge(image, read(image), expected, settings())
-    best_image = image
+    best_image = first = image
     scores.append(best)
     step(1)
     for knob in knobs:
@@ -94,7 +99,7 @@ def sweep(
             if score.value > best.value:
                 best, best_image, keep = score, image, value
         knob.set(keep)
-    if best.read == 0:
+    if best.read == 0 and not any(s.found for s in scores):
         if max(s.level for s in scores) < 2 * TOO_DIM:
             raise CalibrationError(f"light too dim to read: no setting shows the dice (the "
                                    f"brightest picture has lightness "
@@ -102,11 +107,19 @@ def sweep(
                                    "over the tray")
         raise CalibrationError("no dice found while tuning the light: throw the dice into "
                                "the tray and leave them there during this step")
+    if best.read == 0:  # dice found, none read: no measure to change the light by
+        for knob, value in as_it_was:
+            knob.set(value)
+        best, best_image = scores[0], first
     return best, best_image, scores
 
 
 def describe(score: LightScore) -> str:
     """One line: the settings chosen and what they show."""
     parts = [f"{name} {value:g}" for name, value in score.settings]
+    if score.read == 0:  # dice found, none read yet: what the dice step may teach
+        return (f"{', '.join(parts) or 'as it is'}: {score.found} dice found, none read yet "
+                f"(the light left as it was), glare {score.glare:.1%}, lightness "
+                f"{score.level:.0f}")
     return (f"{', '.join(parts) or 'as it is'}: {score.read} dice read, pip contrast "
             f"{score.contrast:.0f}, glare {score.glare:.1%}, lightness {score.level:.0f}")

@@ -268,6 +268,7 @@ def simulated_rows(throws: int, seed: int, say: Any = print, *,
             if phase == "after":
                 live = LiveThrows(camera, table)
                 knobs = light_knobs(camera, tray.set_ring, tray.ring)
+                as_it_was = [(knob, knob.current) for knob in knobs]
                 log = io.StringIO()
                 try:
                     outcome = calibrate_live(live, Settings(expect=3), knobs,
@@ -279,6 +280,10 @@ def simulated_rows(throws: int, seed: int, say: Any = print, *,
                     outcome = None
                 profile = outcome.profile if outcome and outcome.passed else None
                 chosen = outcome.light if outcome else {}
+                if profile is None:  # as the tower does: nothing saved, the light as it was
+                    for knob, value in as_it_was:
+                        knob.set(value)
+                    chosen = {}
             row = Row(phase, dict.fromkeys(COLUMNS, 0), [])
             rng = random.Random(seed * 7 + k)
             for _ in range(throws):
