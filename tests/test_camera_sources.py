@@ -503,3 +503,18 @@ def test_simulated_camera_refuses_a_bad_frame_rate(tray: SimulatedTray) -> None:
         SimulatedCamera(tray, fps=0)
     with pytest.raises(ValueError, match="unknown dice colours"):
         SimulatedTray(colours="gold/gold")
+
+
+def test_the_tray_holds_any_dice_set_of_the_bars_variety_marbled_ones_too() -> None:
+    plain = SimulatedTray(seed=3, colours="blue/white", noise=0.0)
+    marbled = SimulatedTray(seed=3, colours="marbled blue/black", noise=0.0)
+    for t in (plain, marbled):
+        t.throw([6, 6, 6])
+    stills = [t._still.image.astype(int) for t in (plain, marbled)]
+    truth = marbled.dice
+    x, y = (round(c) for c in truth[0].center)
+    # The same blue body and white pips, with a dark swirl through the marbled one.
+    blue = [s[y - 8:y + 8, x - 8:x + 8, 0] for s in stills]
+    assert blue[0].min() > 120 and blue[1].min() < 80
+    with pytest.raises(ValueError, match="marbled purple/white"):
+        SimulatedTray(colours="gold/gold")

@@ -48,7 +48,15 @@ from firmware_host.simulation.scene import (
     varied_look,
 )
 from vision import Profile
-from vision.lab.render import COLOUR_COMBOS, DieSpec, HandSpec, TraySpec, render_tray
+from vision.lab.render import (
+    BGR,
+    COLOUR_COMBOS,
+    VARIED_DICE,
+    DieSpec,
+    HandSpec,
+    TraySpec,
+    render_tray,
+)
 
 NOISE_BANK = 4  # noise fields drawn once and shifted per frame (drawing one costs ~20 ms)
 TUMBLE_FRAMES = 4  # frames of dice in flight, before they rest
@@ -71,7 +79,8 @@ class SimulatedTray:
     """The physical tray of the simulation, shared by the camera and whoever plays on it.
 
     Thread-safe: a virtual player may throw from one thread while the camera films from
-    another. ``colours`` names a dice set of `vision.lab.render.COLOUR_COMBOS`; ``floor`` one of
+    another. ``colours`` names a dice set of `vision.lab.render.COLOUR_COMBOS` or of its bar's
+    variety (`VARIED_DICE`: marbled dice among them); ``floor`` one of
     its floors; light, noise and blur are those of an ordinary bar lamp over the tray.
     ``scene="varied"`` changes all of them (and the die size) at every throw instead.
     """
@@ -80,14 +89,20 @@ class SimulatedTray:
                  floor: str = "felt", seed: int = 0, noise: float = 2.5,
                  jpeg_quality: int | None = None, scene: str = "classic",
                  **light: Any) -> None:
-        if colours not in COLOUR_COMBOS:
+        if colours not in COLOUR_COMBOS and colours not in VARIED_DICE:
             raise ValueError(f"unknown dice colours {colours!r}; one of "
-                             f"{', '.join(COLOUR_COMBOS)}")
+                             f"{', '.join(COLOUR_COMBOS | VARIED_DICE)}")
         if scene not in SCENES:
             raise ValueError(f"unknown scene {scene!r}; one of {', '.join(SCENES)}")
         self.layout = layout or TrayLayout()
         self.colours = colours
-        self.body, self.pips, self.translucent = COLOUR_COMBOS[colours]
+        if colours in COLOUR_COMBOS:
+            self.body, self.pips, self.translucent = COLOUR_COMBOS[colours]
+            self.marble: BGR | None = None
+        else:
+            look = VARIED_DICE[colours]
+            self.body, self.pips, self.translucent = look.body, look.pips, look.translucent
+            self.marble = look.marble
         self.rng = np.random.default_rng(seed)
         self.noise = noise
         self.jpeg_quality = jpeg_quality
@@ -326,7 +341,8 @@ class SimulatedTray:
             return self._look.die_spec(die, index, self.layout.side)
         return DieSpec(die.value, die.center, self.layout.side, die.angle, self.body, self.pips,
                        tilt_deg=die.tilt, tilt_toward_deg=die.tilt_toward,
-                       translucent=self.translucent, lift=lift)
+                       translucent=self.translucent, marble_bgr=self.marble,
+                       marble_seed=index, lift=lift)
 
     def _tumbling(self, dice: list[PlacedDie], k: int) -> np.ndarray:
         """Dice in flight: coming down from the tower's chute (top of the roll zone), spinning,
