@@ -188,7 +188,7 @@ def test_the_lean_checks_varied_trays_hold_leaning_dice() -> None:
 @pytest.mark.parametrize(("script", "option", "seeds"), [
     ("face_net_train", "--varied", "VARIED_SEEDS"), ("lean_net_train", "--varied", "VARIED_SEEDS"),
     ("face_net_train", "--faint", "FAINT_SEEDS"), ("face_net_train", "--cloths", "CLOTH_SEEDS"),
-    ("face_net_train", "--tower", "TOWER_SEEDS")])
+    ("face_net_train", "--tower", "TOWER_SEEDS"), ("lean_net_train", "--tower", "TOWER_SEEDS")])
 def test_the_rendered_trays_are_counted_and_bounded(script: str, option: str, seeds: str,
                                                     capsys) -> None:
     module = importlib.import_module(f"vision.lab.{script}")
@@ -208,3 +208,15 @@ def test_the_faint_pips_levels_are_checked(capsys) -> None:
             face_net_train.main(["--faint-levels", *wrong, "--epochs", "1"])
         assert stop.value.code == 2
         assert "--faint-levels: LOW and HIGH within 0..255" in capsys.readouterr().err
+
+
+def test_the_lean_checks_tower_throws_each_hold_a_die_leaning_on_another() -> None:
+    from vision.lab.lean_net_train import TOWER_SEEDS, rendered_samples, tower_spec
+
+    specs = [tower_spec(seed) for seed in TOWER_SEEDS[:20]]
+    drawn = [s for s in specs if s is not None]
+    assert len(drawn) >= 8
+    assert all(2 <= len(s.dice) <= 5 and max(d.side for d in s.dice) <= 52 for s in drawn)
+    samples = rendered_samples(TOWER_SEEDS[:20], draw=tower_spec)
+    assert len(samples) == sum(len(s.dice) for s in drawn)
+    assert sum(s.label for s in samples) >= len(drawn)  # at least the die on another

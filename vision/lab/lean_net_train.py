@@ -14,7 +14,8 @@ sizes, colours, floors and light; each holds up to two dice leaning on another d
 to two pairs of touching dice (a neighbour's face beside a die is no side face); with
 ``--varied N``, N trays of the bar's variety (`varied_tray`) add dark, translucent and marbled
 dice, hard shadows, glare and dice leaning on the tray's wall (the shipped model has none:
-docs/lab/vision-finder.md). Real flat dice
+docs/lab/vision-finder.md); ``--tower N`` N tower's throws (`tower_tray`: two to five small
+dice, every kind of dice set as often), each with a die leaning on another. Real flat dice
 come from the dice-photos dataset: each die `vision.read_dice` reads (without the lean
 check; with the shipped face network and die finder, or those ``--face`` and ``--finder``
 name) with its labelled value, cut where it was read. The dataset labels no leaning dice:
@@ -52,6 +53,7 @@ from vision.readers import Readers
 
 RENDER_SEEDS = range(200_000, 202_000)  # tests use seeds below 10,000
 VARIED_SEEDS = range(210_000, 211_000)  # the bar's variety (`varied_tray`)
+TOWER_SEEDS = range(215_000, 215_800)  # a tower's throws of every kind (`tower_spec`)
 CROP_FACTOR = 1.5 * PATCH_SCALE  # stored crop side / die side: room for shifts and turns
 IMAGE_SIZES = ((640, 480), (640, 640), (800, 600), (480, 640))
 EPOCHS = 60
@@ -97,6 +99,19 @@ def varied_spec(seed: int):
     rng = np.random.default_rng(seed)
     try:
         return varied_tray(rng, cocked=int(rng.integers(0, 2)), leaning=int(rng.integers(0, 2)))
+    except ValueError:
+        return None
+
+
+def tower_spec(seed: int):
+    """A tower's throw of the bar's variety (`tower_tray`: two to five small dice, every kind
+    of dice set as often) with a die leaning on another and, at random, one on the tray's
+    wall; None when its dice do not fit."""
+    from vision.lab.render import tower_tray
+
+    rng = np.random.default_rng(seed)
+    try:
+        return tower_tray(rng, cocked=1, leaning=int(rng.integers(0, 2)))
     except ValueError:
         return None
 
@@ -205,10 +220,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--varied", type=int, default=0, metavar="N",
                         help=f"add N trays of the bar's variety, with dice leaning on its wall "
                         f"(at most {len(VARIED_SEEDS)}; default 0, as the shipped model)")
+    parser.add_argument("--tower", type=int, default=0, metavar="N",
+                        help=f"add N tower's throws of every kind of dice, each with a die "
+                        f"leaning on another (at most {len(TOWER_SEEDS)}; default 0)")
     net_training.add_networks(parser, "face", "finder")
     args = parser.parse_args(argv)
     if not 0 <= args.varied <= len(VARIED_SEEDS):
         parser.error(f"--varied: 0 to {len(VARIED_SEEDS)}")
+    if not 0 <= args.tower <= len(TOWER_SEEDS):
+        parser.error(f"--tower: 0 to {len(TOWER_SEEDS)}")
     dataset = Path(args.dataset)
     if problem := net_training.setup(args.threads, dataset):
         print(problem, file=sys.stderr)
@@ -227,6 +247,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.varied:
         print(f"rendering {args.varied} trays of the bar's variety")
         samples += rendered_samples(VARIED_SEEDS[:args.varied], draw=varied_spec)
+    if args.tower:
+        print(f"rendering {args.tower} tower's throws")
+        samples += rendered_samples(TOWER_SEEDS[:args.tower], draw=tower_spec)
     leaning = sum(s.label for s in samples)
     print(f"{len(samples)} dice: {leaning} leaning, {len(samples) - leaning} flat")
     model = train(samples, args.seed, args.epochs)

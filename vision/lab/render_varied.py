@@ -397,16 +397,17 @@ def varied_tray(
                     rim=wall, **scene.tray)
 
 
-def tower_tray(rng: np.random.Generator) -> TraySpec:
+def tower_tray(rng: np.random.Generator, **counts: int) -> TraySpec:
     """A tower's throw from the bar's variety: two to five small dice (`TOWER_SIDE`) of one
     set, the set's kind (dark pips, light pips, coloured pips, translucent, marbled) drawn
     evenly: a bar's mix draws the hard kinds rarely, and among a tower's few small dice they
-    are the ones lost. Raises ValueError when its dice do not fit, as `varied_tray`."""
+    are the ones lost. ``counts`` (cocked, leaning, touching, hands) go to `varied_tray`.
+    Raises ValueError when its dice do not fit, as `varied_tray`."""
     kinds = sorted({s.kind for s in VARIED_DICE.values()})
     kind = kinds[int(rng.integers(len(kinds)))]
     names = [n for n, s in VARIED_DICE.items() if s.kind == kind]
     return varied_tray(rng, int(rng.integers(2, 6)), side=TOWER_SIDE,
-                       dice=names[int(rng.integers(len(names)))])
+                       dice=names[int(rng.integers(len(names)))], **counts)
 
 
 def set_of(die: DieSpec) -> str | None:
