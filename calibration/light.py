@@ -4,7 +4,8 @@ With dice lying in the tray, each setting is judged on one frame: the dice the r
 a value (of those thrown), the contrast between pips and faces on them (the spread of
 lightness across each read die's face), and the glare (clipped pixels). When no setting
 reads a die but some find dice (a bar's dice unlike any the reader learnt: what the dice
-step will teach it), nothing tells one light from another, and the light stays as it was.
+step will teach it), the dice cannot judge the light: the setting kept is the one whose
+picture is exposed nearest mid-grey, without glare, among those finding the most dice.
 The knobs are swept
 one after the other (ring light, exposure, gain), each at the best value of those before:
 a few frames, not the product of every value. The value in use is always among those tried,
@@ -26,6 +27,7 @@ from calibration.tray import TOO_DIM, lightness
 from vision import Die
 
 GLARE_WEIGHT = 20.0  # a setting with 5 % of the picture clipped scores nothing
+MID_GREY = 128.0  # lightness of a well exposed picture, when no die is read to judge by
 
 
 @dataclass(frozen=True)
@@ -76,15 +78,16 @@ def sweep(
     setting shows a die (too dim, or no dice in the tray)."""
     step = tick or (lambda n: None)
     scores: list[LightScore] = []
-    as_it_was = [(knob, knob.current) for knob in knobs]
+    frames: list[np.ndarray] = []
 
     def settings() -> tuple[tuple[str, float], ...]:
         return tuple((k.name, float(k.current)) for k in knobs)
 
     image = grab()
     best = judge(image, read(image), expected, settings())
-    best_image = first = image
+    best_image = image
     scores.append(best)
+    frames.append(image)
     step(1)
     for knob in knobs:
         keep = knob.current
@@ -95,6 +98,7 @@ def sweep(
             image = grab()
             score = judge(image, read(image), expected, settings())
             scores.append(score)
+            frames.append(image)
             step(1)
             if score.value > best.value:
                 best, best_image, keep = score, image, value
@@ -107,10 +111,14 @@ def sweep(
                                    "over the tray")
         raise CalibrationError("no dice found while tuning the light: throw the dice into "
                                "the tray and leave them there during this step")
-    if best.read == 0:  # dice found, none read: no measure to change the light by
-        for knob, value in as_it_was:
-            knob.set(value)
-        best, best_image = scores[0], first
+    if best.read == 0:  # dice found, none read: the exposure is all there is to judge
+        k = min(range(len(scores)), key=lambda i: (
+            -scores[i].found, abs(scores[i].level - MID_GREY) + 255 * GLARE_WEIGHT
+            * scores[i].glare))
+        best, best_image = scores[k], frames[k]
+        chosen = dict(best.settings)
+        for knob in knobs:
+            knob.set(chosen[knob.name])
     return best, best_image, scores
 
 
@@ -119,7 +127,7 @@ def describe(score: LightScore) -> str:
     parts = [f"{name} {value:g}" for name, value in score.settings]
     if score.read == 0:  # dice found, none read yet: what the dice step may teach
         return (f"{', '.join(parts) or 'as it is'}: {score.found} dice found, none read yet "
-                f"(the light left as it was), glare {score.glare:.1%}, lightness "
+                f"(the exposure judged alone), glare {score.glare:.1%}, lightness "
                 f"{score.level:.0f}")
     return (f"{', '.join(parts) or 'as it is'}: {score.read} dice read, pip contrast "
             f"{score.contrast:.0f}, glare {score.glare:.1%}, lightness {score.level:.0f}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -377,6 +378,7 @@ def test_live_with_a_camera_that_has_no_controls(
     ([], b"[]", "no image records"),
     (["--sources", " , "], None, "no source named; sources: src-one"),
     (["--sources", "zz"], None, "no source starts with 'zz'"),
+    (["--only-simulated", "--dice", "gold/gold"], None, "--dice 'gold/gold': not a dice set"),
 ])
 def test_bench_calibrate_refuses_bad_input_in_one_line(
         args: list[str], manifest: bytes | None, words: str, tmp_path: Path,
@@ -390,3 +392,23 @@ def test_bench_calibrate_refuses_bad_input_in_one_line(
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and "Traceback" not in err
     assert words in err.splitlines()[-1]
+
+
+def test_bench_calibrate_draws_the_simulated_trays_with_the_dice_set_asked(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from firmware_host.simulation import bench_calibrate, tray
+
+    made: list[str] = []
+
+    class Recorded(tray.SimulatedTray):
+        def __init__(self, **options: Any) -> None:
+            made.append(options.get("colours", "ivory/black"))
+            super().__init__(**options)
+
+    monkeypatch.setattr(tray, "SimulatedTray", Recorded)
+    monkeypatch.setattr(bench_calibrate, "LIGHTS", {"red dice": {"colours": "red/white"}})
+    rows = bench_calibrate.simulated_rows(1, 421, lambda text: None,
+                                          dice_set="marbled green/white")
+    assert made == ["marbled green/white"] * 2  # before and after
+    assert [r["light"] for r in rows] == ["red dice"]
+    assert rows[0]["before"]["dice"] == rows[0]["after"]["dice"] == 3

@@ -8,7 +8,7 @@ import pytest
 
 from calibration.controls import RING_LEVELS, Knob, light_knobs
 from calibration.errors import CalibrationError
-from calibration.light import describe, sweep
+from calibration.light import MID_GREY, describe, sweep
 from vision import Die
 
 SQUARE = ((40.0, 40.0), (60.0, 40.0), (60.0, 60.0), (40.0, 60.0))
@@ -60,14 +60,26 @@ def test_a_level_that_reads_more_dice_is_kept() -> None:
     assert dict(best.settings) == {"ring": 0.75} and ring.level == 0.75
 
 
-def test_dice_found_but_never_read_leave_the_light_as_it_was() -> None:
-    ring = Ring(0.25)
-    knobs = light_knobs(object(), ring, 0.25)
-    best, image, _ = sweep(knobs, ring.grab, reader({}, ring), 1)
-    assert ring.level == 0.25 and knobs[0].current == 0.25
-    assert dict(best.settings) == {"ring": 0.25} and (best.read, best.found) == (0, 1)
-    assert int(image[0, 0, 0]) == 125  # the frame taken as it was
-    assert "none read yet (the light left as it was)" in describe(best)
+def test_dice_found_but_never_read_keep_the_best_exposed_light_that_finds_them() -> None:
+    from calibration.tray import lightness
+
+    ring = Ring(0.75)  # the ring as the installer left it: too bright
+    knobs = light_knobs(object(), ring, 0.75)
+
+    def read(image: np.ndarray) -> list[Die]:  # found, never read; none at full ring
+        if ring.level == 1.0:
+            return []
+        return [Die(None, (50.0, 50.0), SQUARE, 0.3, "not a pip face")]
+
+    best, image, scores = sweep(knobs, ring.grab, read, 1)
+    levels = [0.25, 0.5, 0.75]  # those finding the die
+    nearest = min(levels, key=lambda v: abs(lightness(Ring(v).grab()) - MID_GREY))
+    assert nearest != 0.75
+    assert ring.level == knobs[0].current == nearest == dict(best.settings)["ring"]
+    assert (best.read, best.found) == (0, 1)
+    assert np.array_equal(image, Ring(nearest).grab())
+    assert len({s.level for s in scores}) > 2  # the exposures differ: the choice means it
+    assert "none read yet (the exposure judged alone)" in describe(best)
 
 
 def test_no_die_found_at_any_setting_stops_the_calibration() -> None:

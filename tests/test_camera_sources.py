@@ -518,3 +518,22 @@ def test_the_tray_holds_any_dice_set_of_the_bars_variety_marbled_ones_too() -> N
     assert blue[0].min() > 120 and blue[1].min() < 80
     with pytest.raises(ValueError, match="marbled purple/white"):
         SimulatedTray(colours="gold/gold")
+
+
+def test_a_reseeded_tray_plays_the_same_throws_whatever_came_before() -> None:
+    def played(before: int) -> list[np.ndarray]:
+        tray = SimulatedTray(seed=5)
+        camera = SimulatedCamera(tray, realtime=False)
+        camera.open()
+        for _ in range(before):  # a calibration's throws, say, each read till still
+            tray.throw([1, 2, 3])
+            for _ in range(10):
+                camera.read()
+        tray.reseed(77)
+        tray.throw([6, 5, 4])
+        frames = [camera.read().image for _ in range(8)]
+        camera.close()
+        return frames
+
+    a, b = played(0), played(3)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))

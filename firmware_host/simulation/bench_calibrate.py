@@ -85,6 +85,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--loso", metavar="DIR", type=Path, default=None,
                         help="each source calibrated and read by the networks trained "
                         "without it (python -m vision.lab.loso train DIR)")
+    parser.add_argument("--dice", metavar="SET", default=None,
+                        help="the simulated trays' dice, under every light: a set of the bar's "
+                        "variety (e.g. 'marbled green/white'; default: each light's own)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -239,9 +242,10 @@ def _manifest_of(records: list[dict[str, Any]]) -> Path:
 
 
 def simulated_rows(throws: int, seed: int, say: Any = print, *,
-                   labels: bool = False) -> list[dict[str, Any]]:
+                   labels: bool = False, dice_set: str | None = None
+                   ) -> list[dict[str, Any]]:
     """Per light: the live calibration on the simulated tray, then fresh throws before and
-    after, against the tray's truth."""
+    after, against the tray's truth; ``dice_set`` names the dice of every light's tray."""
     from calibration.controls import light_knobs
     from calibration.errors import CalibrationError
     from calibration.report import Reporter
@@ -254,7 +258,7 @@ def simulated_rows(throws: int, seed: int, say: Any = print, *,
     readers = shipped_readers()
     out = []
     for k, (name, light) in enumerate(LIGHTS.items()):
-        options = dict(light)
+        options = dict(light) | ({"colours": dice_set} if dice_set else {})
         tray_options = {key: options.pop(key) for key in ("noise", "colours", "floor")
                         if key in options}
         rows = {}
@@ -285,6 +289,7 @@ def simulated_rows(throws: int, seed: int, say: Any = print, *,
                         knob.set(value)
                     chosen = {}
             row = Row(phase, dict.fromkeys(COLUMNS, 0), [])
+            tray.reseed(seed * 7 + k)  # the same throws before and after, as far as the light
             rng = random.Random(seed * 7 + k)
             for _ in range(throws):
                 faces = [rng.randint(1, 6) for _ in range(3)]
@@ -355,6 +360,13 @@ def run(args: argparse.Namespace) -> int:
         print("dicetower bench calibrate: --careless F goes with --labels, 0 <= F < 1",
               file=sys.stderr)
         return 2
+    if args.dice is not None:
+        from vision.lab.render import COLOUR_COMBOS, VARIED_DICE
+
+        if args.dice not in COLOUR_COMBOS | VARIED_DICE:
+            print(f"dicetower bench calibrate: --dice {args.dice!r}: not a dice set; one of "
+                  f"{', '.join(COLOUR_COMBOS | VARIED_DICE)}", file=sys.stderr)
+            return 2
     if not args.only_simulated:
         scoring = _scoring()
         dataset = Path(args.dataset or os.environ.get("DICE_PHOTOS") or scoring.DEFAULT_DATASET)
@@ -399,7 +411,8 @@ def run(args: argparse.Namespace) -> int:
         if not args.json:
             print(table(result["dataset"], "source"))
     if args.simulated or args.only_simulated:
-        result["simulated"] = simulated_rows(args.throws, args.seed, say, labels=args.labels)
+        result["simulated"] = simulated_rows(args.throws, args.seed, say, labels=args.labels,
+                                             dice_set=args.dice)
         if not args.json:
             print(table(result["simulated"], "light"))
     if args.json:

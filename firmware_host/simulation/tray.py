@@ -195,6 +195,13 @@ class SimulatedTray:
         with self._lock:
             self._still, self._empty = replace(self._still, image=still.image), empty.image
 
+    def reseed(self, seed: int) -> None:
+        """Play on from a fresh generator: after ``reseed(s)`` the same throws land and are
+        filmed the same way, whatever happened on the tray before (a calibration's throws)."""
+        with self._lock:
+            self.rng = np.random.default_rng(seed)
+            self._render_seed = seed
+
     # ------------------------------------------------------------------ what happens
 
     def throw(self, faces: Sequence[int], *, keep: Sequence[int] = (), cocked: bool = False,
