@@ -104,9 +104,6 @@ class SimulatedTray:
             self.body, self.pips, self.translucent = look.body, look.pips, look.translucent
             self.marble = look.marble
         self.rng = np.random.default_rng(seed)
-        # The camera's thread draws each frame's noise, the player's the throws: each its
-        # own generator, so the throws are the same however many frames fall between them.
-        self._sensor = np.random.default_rng((seed, 1))
         self.noise = noise
         self.jpeg_quality = jpeg_quality
         self._lock = threading.Lock()
@@ -203,7 +200,6 @@ class SimulatedTray:
         filmed the same way, whatever happened on the tray before (a calibration's throws)."""
         with self._lock:
             self.rng = np.random.default_rng(seed)
-            self._sensor = np.random.default_rng((seed, 1))
             self._render_seed = seed
 
     # ------------------------------------------------------------------ what happens
@@ -277,13 +273,13 @@ class SimulatedTray:
         """``image`` as one frame of a real sensor: fresh noise, a slight flicker."""
         if not self._noise_bank:
             return image
-        field_ = self._noise_bank[int(self._sensor.integers(len(self._noise_bank)))]
-        shift = (int(self._sensor.integers(self.layout.height)), int(self._sensor.integers(
+        field_ = self._noise_bank[int(self.rng.integers(len(self._noise_bank)))]
+        shift = (int(self.rng.integers(self.layout.height)), int(self.rng.integers(
             self.layout.width)))
         noise = np.roll(field_, shift, axis=(0, 1))
         if self._look is not None:  # this throw's sensor, against the tray's own noise
             noise = noise * self._look.noise_gain
-        flicker = float(self._sensor.uniform(0.99, 1.01))
+        flicker = float(self.rng.uniform(0.99, 1.01))
         frame = np.clip(image.astype(np.float32) * flicker + noise + 0.5, 0, 255).astype(np.uint8)
         # The user's --jpeg wins over the varied scene's own.
         quality = self.jpeg_quality if self.jpeg_quality is not None or self._look is None \
