@@ -283,11 +283,10 @@ def simulated_rows(throws: int, seed: int, say: Any = print, *,
                     say(f"{name}: calibration stopped: {exc}")
                     outcome = None
                 profile = outcome.profile if outcome and outcome.passed else None
-                chosen = outcome.light if outcome else {}
+                chosen = outcome.light if outcome and profile is not None else {}
                 if profile is None:  # as the tower does: nothing saved, the light as it was
                     for knob, value in as_it_was:
                         knob.set(value)
-                    chosen = {}
             row = Row(phase, dict.fromkeys(COLUMNS, 0), [])
             tray.reseed(seed * 7 + k)  # the same throws before and after, as far as the light
             rng = random.Random(seed * 7 + k)
@@ -361,11 +360,11 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     if args.dice is not None:
-        from vision.lab.render import COLOUR_COMBOS, VARIED_DICE
+        from vision.lab.render import VARIED_DICE
 
-        if args.dice not in COLOUR_COMBOS | VARIED_DICE:
+        if args.dice not in VARIED_DICE:
             print(f"dicetower bench calibrate: --dice {args.dice!r}: not a dice set; one of "
-                  f"{', '.join(COLOUR_COMBOS | VARIED_DICE)}", file=sys.stderr)
+                  f"{', '.join(VARIED_DICE)}", file=sys.stderr)
             return 2
     if not args.only_simulated:
         scoring = _scoring()

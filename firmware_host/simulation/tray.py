@@ -48,15 +48,7 @@ from firmware_host.simulation.scene import (
     varied_look,
 )
 from vision import Profile
-from vision.lab.render import (
-    BGR,
-    COLOUR_COMBOS,
-    VARIED_DICE,
-    DieSpec,
-    HandSpec,
-    TraySpec,
-    render_tray,
-)
+from vision.lab.render import VARIED_DICE, DieSpec, HandSpec, TraySpec, render_tray
 
 NOISE_BANK = 4  # noise fields drawn once and shifted per frame (drawing one costs ~20 ms)
 TUMBLE_FRAMES = 4  # frames of dice in flight, before they rest
@@ -79,8 +71,8 @@ class SimulatedTray:
     """The physical tray of the simulation, shared by the camera and whoever plays on it.
 
     Thread-safe: a virtual player may throw from one thread while the camera films from
-    another. ``colours`` names a dice set of `vision.lab.render.COLOUR_COMBOS` or of its bar's
-    variety (`VARIED_DICE`: marbled dice among them); ``floor`` one of
+    another. ``colours`` names a dice set of the bar's variety (`vision.lab.render.VARIED_DICE`,
+    which holds the plain `COLOUR_COMBOS` and marbled dice among others); ``floor`` one of
     its floors; light, noise and blur are those of an ordinary bar lamp over the tray.
     ``scene="varied"`` changes all of them (and the die size) at every throw instead.
     """
@@ -89,20 +81,16 @@ class SimulatedTray:
                  floor: str = "felt", seed: int = 0, noise: float = 2.5,
                  jpeg_quality: int | None = None, scene: str = "classic",
                  **light: Any) -> None:
-        if colours not in COLOUR_COMBOS and colours not in VARIED_DICE:
+        if colours not in VARIED_DICE:  # the plain COLOUR_COMBOS are among them
             raise ValueError(f"unknown dice colours {colours!r}; one of "
-                             f"{', '.join(COLOUR_COMBOS | VARIED_DICE)}")
+                             f"{', '.join(VARIED_DICE)}")
         if scene not in SCENES:
             raise ValueError(f"unknown scene {scene!r}; one of {', '.join(SCENES)}")
         self.layout = layout or TrayLayout()
         self.colours = colours
-        if colours in COLOUR_COMBOS:
-            self.body, self.pips, self.translucent = COLOUR_COMBOS[colours]
-            self.marble: BGR | None = None
-        else:
-            look = VARIED_DICE[colours]
-            self.body, self.pips, self.translucent = look.body, look.pips, look.translucent
-            self.marble = look.marble
+        look = VARIED_DICE[colours]
+        self.body, self.pips, self.translucent = look.body, look.pips, look.translucent
+        self.marble = look.marble
         self.rng = np.random.default_rng(seed)
         self.noise = noise
         self.jpeg_quality = jpeg_quality
