@@ -108,3 +108,25 @@ def test_a_varied_trays_dice_are_also_counted_by_their_set(capsys) -> None:
         main(["7000", "7001", "--tower", "--varied"])
     assert stop.value.code == 2
     assert "--tower draws its own dice" in capsys.readouterr().err
+
+
+def test_the_networks_named_are_the_ones_that_read(capsys, tmp_path) -> None:
+    class Blind:
+        """A face network that sees no die face anywhere."""
+
+        def probabilities(self, patches):
+            out = np.zeros((len(patches), 7), np.float32)
+            out[:, 0] = 1.0
+            return out
+
+    from dataclasses import replace
+
+    from vision.readers import Readers
+
+    shipped = Readers.from_files()
+    seeing = measure(range(7000, 7002), dice=3, readers=shipped)
+    blind = measure(range(7000, 7002), dice=3, readers=replace(shipped, face=Blind()))
+    assert seeing.flat_right > 0 and blind.flat_right == 0 and blind.flat == seeing.flat
+    assert main(["7000", "7001", "--face", str(tmp_path / "none.onnx")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "none.onnx" in err

@@ -153,21 +153,20 @@ def parser(prog: str, description: str, default_out: Path, epochs: int) -> argpa
 def add_networks(p: argparse.ArgumentParser, *names: str) -> None:
     """Options naming the networks (``face``, ``finder``) the samples are cut with, instead of
     the shipped ones: a network trained without the ``--leave-out`` source, for one."""
-    what = {"face": "face network", "finder": "die finder"}
+    what = {"face": "face network", "finder": "die finder", "lean": "lean check"}
     for name in names:
         p.add_argument(f"--{name}", metavar="FILE", default=None,
-                       help=f"cut the samples with this {what[name]} (ONNX; default: the "
-                       "shipped one)")
+                       help=f"read with this {what[name]} (ONNX; default: the shipped one)")
 
 
 def readers(args: argparse.Namespace) -> Readers:
     """The networks the options of `add_networks` name (the shipped ones where none is named);
     FileNotFoundError, or ValueError for a file that holds no network OpenCV reads."""
-    face, finder = getattr(args, "face", None), getattr(args, "finder", None)
+    named = {n: getattr(args, n, None) for n in ("face", "finder", "lean")}
     try:
-        return Readers.from_files(face=face, finder=finder)
+        return Readers.from_files(**named)
     except cv2.error:
-        named = " or ".join(str(f) for f in (face, finder) if f)
+        named = " or ".join(str(f) for f in named.values() if f)
         raise ValueError(f"{named}: no ONNX network OpenCV can read") from None
 
 

@@ -8,6 +8,7 @@ trained on (the training scripts use seeds from 100,000; the tests below 10,000)
     python -m vision.lab.rendered_bench 7000 7100 --dice 5            # a tower's throws, timed
     python -m vision.lab.rendered_bench 7000 7150 --varied            # the bar's variety
     python -m vision.lab.rendered_bench 7000 7300 --tower             # a tower's, every kind
+    python -m vision.lab.rendered_bench 7000 7300 --tower --face other.onnx   # another network
 
 Each seed draws a tray like those of `tests/test_vision_rendered.py`: 4-9 dice, maybe a pair
 of touching dice and maybe a die leaning on another (`vision.lab.render.random_tray`). Each true
@@ -30,6 +31,7 @@ from dataclasses import dataclass, fields
 import cv2
 import numpy as np
 
+from vision.lab import net_training
 from vision.lab.render import (
     DieTruth,
     RenderedTray,
@@ -40,6 +42,7 @@ from vision.lab.render import (
     varied_tray,
 )
 from vision.pipeline import read_dice
+from vision.readers import Readers
 from vision.types import Die
 
 
@@ -123,10 +126,11 @@ def count_tray(shot: RenderedTray, readings: list[Die], counts: RenderedCounts,
 def measure(seeds: Iterable[int], log: Callable[[str], None] | None = None,
             dice: int | None = None, varied: bool = False,
             times: list[float] | None = None, tower: bool = False,
-            by_set: dict[str, RenderedCounts] | None = None) -> RenderedCounts:
-    """Render and read the tray of every seed (`tray_for_seed`); the counts over all of
-    them. ``times`` gets each reading's milliseconds (`read_dice` alone), ``by_set`` the
-    counts of each dice set."""
+            by_set: dict[str, RenderedCounts] | None = None,
+            readers: Readers | None = None) -> RenderedCounts:
+    """Render and read the tray of every seed (`tray_for_seed`) with ``readers`` (None: the
+    shipped networks); the counts over all of them. ``times`` gets each reading's
+    milliseconds (`read_dice` alone), ``by_set`` the counts of each dice set."""
     counts = RenderedCounts()
     seeds = list(seeds)
     for k, seed in enumerate(seeds, 1):
@@ -135,7 +139,7 @@ def measure(seeds: Iterable[int], log: Callable[[str], None] | None = None,
         except ValueError:
             continue  # the seed's draw cannot fit its dice
         start = time.perf_counter()
-        readings = read_dice(shot.image)
+        readings = read_dice(shot.image, readers=readers)
         if times is not None:
             times.append((time.perf_counter() - start) * 1000.0)
         count_tray(shot, readings, counts, by_set)
@@ -156,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tower", action="store_true",
                         help="a tower's throws of the bar's variety: two to five small dice, "
                         "every kind of dice set as often")
+    net_training.add_networks(parser, "face", "finder", "lean")
     args = parser.parse_args(argv)
     if args.tower and (args.varied or args.dice is not None):
         parser.error("--tower draws its own dice: not with --varied or --dice")
@@ -164,12 +169,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.dice is not None and args.dice < 1:
         parser.error("--dice must be at least 1")
     cv2.setNumThreads(1)
+    try:
+        readers = net_training.readers(args)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"rendered_bench: {exc}", file=sys.stderr)
+        return 2
     progress = (lambda text: print(f"\r{text}", end="", file=sys.stderr, flush=True)) \
         if sys.stderr.isatty() else None
     times: list[float] = []
     by_set: dict[str, RenderedCounts] | None = {} if args.varied or args.tower else None
     counts = measure(range(args.first, args.stop), progress, args.dice, args.varied, times,
-                     args.tower, by_set)
+                     args.tower, by_set, readers)
     if progress:
         print(file=sys.stderr)
     print(f"trays {args.first}-{args.stop - 1}: {counts.flat} flat dice, "
