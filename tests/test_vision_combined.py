@@ -284,6 +284,28 @@ def test_a_lone_pip_near_a_body_edge_is_a_one_only_if_the_network_is_sure(
     assert (found is not None and found.die.value == 1) == kept
 
 
+@pytest.mark.parametrize(("value", "source", "score", "kept"), [
+    (1, "pips", 1.0, False),   # a lone dot on a plain floor: a speck, however sure the network
+    (1, "found", 0.9, True),   # ... unless the die finder is sure of a die there
+    (1, "found", 0.3, False),  # ... not when it is unsure of it
+    (2, "pips", 1.0, True),    # two pips a face apart: the network's word still stands
+])
+def test_a_lone_pip_without_a_body_needs_the_finder(
+    monkeypatch, value: int, source: str, score: float, kept: bool
+) -> None:
+    centres = [(36.0, 36.0)] if value == 1 else [(24.0, 24.0), (48.0, 48.0)]
+    reading = PipReading(value, 0.9, None, tuple((x, y, 6.0) for x, y in centres), "dark",
+                         90.0, fit_layout(np.array(centres)))
+    monkeypatch.setattr(scene_reading, "combined_reading", lambda *a, **k: reading)
+    work = np.full((200, 200, 3), 128, np.uint8)
+    mask = np.zeros((200, 200), np.uint8)  # nothing stands out from the floor
+    cand = Candidate((100.0, 100.0), (40.0, 40.0), 0.0, False, source, score=score)
+    view = straightening.View(40.0, *pipeline.straighten(work, cand.center, 0.0, 40.0),
+                              _net(value, 0.99))
+    found = scene_reading.read_candidate(mask, cand, 40.0, None, view, net=_Unasked())
+    assert (found is not None and found.die.value == value) == kept
+
+
 def test_an_unsure_die_offers_the_likely_values_first() -> None:
     probs = np.array([0.45, 0.02, 0.3, 0.0, 0.1, 0.06, 0.07], np.float32)
     assert combined.likely_values(probs) == (2, 4, 6, 5)

@@ -273,13 +273,16 @@ def read_candidate(
         centre = to_image(back, np.array([fit.center], dtype=np.float64))[0]
         # Pips found without a die body around them are a speck on the floor, unless the
         # network is sure it sees a die (a white die on a light floor has no body in the mask).
-        # The finder's spots are dice, but a speck it takes for one reads as a face of few
-        # pips, and a spot it is unsure of needs a body or a network sure of a face.
+        # A lone pip is the exception: a dark dot on a plain floor is a one to the network, so
+        # without a body it takes the die finder, which sees the whole frame, sure of a die
+        # there. The finder's spots are dice, but a speck it takes for one reads as a face of
+        # few pips, and a spot it is unsure of needs a body or a network sure of a face.
         doubted = cand.source == "found" and (fit.value <= FEW_PIPS_FOUND
                                               or cand.score < SURE_FOUND)
         if ((cand.source not in WHOLE or doubted)
                 and body_cover(mask, centre, die_side) < MIN_BODY_COVER
-                and not (net_vouches(view.probs) and cand.score >= SURE_FOUND)):
+                and not (net_vouches(view.probs) and cand.score >= SURE_FOUND
+                         and (fit.value > 1 or cand.source == "found"))):
             return None
         # The pip of a one is in the middle of its die; a pip near a body's edge is one pip of
         # a two or three whose other pips were not seen, unless the network, which sees the
