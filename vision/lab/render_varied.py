@@ -71,6 +71,11 @@ VARIED_DICE: dict[str, DiceSet] = {
     "marbled purple/white": _set("marbled", (140, 50, 110), (90, 200, 240), (235, 230, 235)),
     "marbled blue/black": _set("marbled", (170, 80, 30), (240, 240, 240), (40, 30, 25)),
     "marbled yellow/orange": _set("marbled", (40, 200, 240), (30, 28, 30), (30, 120, 235)),
+    # Two colours stirred, pips of a third, as many bars' dice: blue or green swirled with a
+    # dark colour under red or yellow pips, amber with brown under black ones.
+    "marbled blue/red": _set("marbled", (160, 100, 30), (45, 40, 200), (32, 30, 34)),
+    "marbled green/yellow": _set("marbled", (60, 125, 40), (50, 205, 235), (38, 50, 30)),
+    "marbled amber/black": _set("marbled", (50, 120, 190), (30, 28, 30), (28, 66, 118)),
 }
 
 #: How often each kind of dice set is drawn.
