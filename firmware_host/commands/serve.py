@@ -123,18 +123,20 @@ def _run(args: argparse.Namespace) -> int:
         )
         journal.close()
         return 1
-    print("dicetower scoreboard")
-    state = "resumed the unfinished game of" if resumed else "journal"
-    print(f"  {state} {path}" + (f" (named by {named_by})" if named_by else ""))
-    for url in urls:
-        print(f"  scoreboard:  {url}")
-    print(f"  game master: {urls[0]}admin")
-    print(f"  host name:   {hostname()}")
-    print(f"  PIN:         {app.config['SCOREBOARD_PIN']}")
-    qr_terminal(urls[0])
-    print("Ctrl+C to stop.", flush=True)
+    def announce() -> None:
+        print("dicetower scoreboard")
+        state = "resumed the unfinished game of" if resumed else "journal"
+        print(f"  {state} {path}" + (f" (named by {named_by})" if named_by else ""))
+        for url in urls:
+            print(f"  scoreboard:  {url}")
+        print(f"  game master: {urls[0]}admin")
+        print(f"  host name:   {hostname()}")
+        print(f"  PIN:         {app.config['SCOREBOARD_PIN']}")
+        qr_terminal(urls[0])
+        print("Ctrl+C to stop.", flush=True)
+
     try:
-        run_until_stopped(app, server)
+        run_until_stopped(app, server, ready=announce)
     finally:
         journal.close()
     print("dicetower serve: stopped")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import signal
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask
@@ -24,11 +25,14 @@ def serve_app(app: Flask, host: str = "0.0.0.0", port: int = 8000) -> None:
     run_until_stopped(app, make_server(app, host, port))
 
 
-def run_until_stopped(app: Flask, server: Any) -> None:
+def run_until_stopped(app: Flask, server: Any, ready: Callable[[], None] | None = None
+                      ) -> None:
     """Run a server from `make_server` until Ctrl+C or SIGTERM, then stop cleanly.
 
     Live streams sleep between events, so they are woken (`end_streams`) before waitress
     waits for its threads; otherwise stopping would hang until their next keep-alive.
+    ``ready`` is called once the signals are handled (to say "Ctrl+C to stop" only when it
+    does: a process started in the background inherits SIGINT ignored until then).
     """
     hub = app.extensions["dicetower.hub"]
 
@@ -41,6 +45,8 @@ def run_until_stopped(app: Flask, server: Any) -> None:
     signals = (signal.SIGINT, signal.SIGTERM) if in_main else ()
     previous = {sig: signal.signal(sig, stop) for sig in signals}
     try:
+        if ready is not None:
+            ready()
         server.run()
     finally:
         for sig, handler in previous.items():
