@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from vision.image_io import ImageError, load_image
+from vision.lab.benchmark import NETWORKS
 from vision.lab.scoring import DEFAULT_DATASET, half_of, load_manifest
 from vision.readers import Readers
 
@@ -151,22 +152,22 @@ def parser(prog: str, description: str, default_out: Path, epochs: int) -> argpa
 
 
 def add_networks(p: argparse.ArgumentParser, *names: str) -> None:
-    """Options naming the networks (``face``, ``finder``) the samples are cut with, instead of
-    the shipped ones: a network trained without the ``--leave-out`` source, for one."""
-    what = {"face": "face network", "finder": "die finder", "lean": "lean check"}
+    """Options naming the networks (of `NETWORKS`: ``face``, ``finder``, ``lean``) a script
+    reads with instead of the shipped ones: a network trained without the ``--leave-out``
+    source, for one, to cut the samples with."""
     for name in names:
         p.add_argument(f"--{name}", metavar="FILE", default=None,
-                       help=f"read with this {what[name]} (ONNX; default: the shipped one)")
+                       help=f"read with this {NETWORKS[name]} (ONNX; default: the shipped one)")
 
 
 def readers(args: argparse.Namespace) -> Readers:
     """The networks the options of `add_networks` name (the shipped ones where none is named);
     FileNotFoundError, or ValueError for a file that holds no network OpenCV reads."""
-    named = {n: getattr(args, n, None) for n in ("face", "finder", "lean")}
+    files = {name: getattr(args, name, None) for name in NETWORKS}
     try:
-        return Readers.from_files(**named)
+        return Readers.from_files(**files)
     except cv2.error:
-        named = " or ".join(str(f) for f in named.values() if f)
+        named = " or ".join(str(f) for f in files.values() if f)
         raise ValueError(f"{named}: no ONNX network OpenCV can read") from None
 
 
