@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
+import pytest
 
 from vision.detect import Candidate
 from vision.scene_reading import EVERY_WAY, STEADY_SURE, Found, steady
+from vision.straightening import FACE_PER_PITCH, PATCH_SCALE, PATCH_SIDE
 from vision.types import Die
 
 CORNERS = ((0.0, 0.0), (10.0, 0.0), (10.0, 10.0), (0.0, 10.0))
@@ -28,11 +31,42 @@ class _TurnedNet:
         return np.stack([_beliefs(self.value, 0.9) for _ in patches])
 
 
-def _found(value: int, sure: float) -> Found:
+class _HesitantNet:
+    """A face network that gives every turned or mirrored view ``held`` for ``value`` and
+    the rest to ``other``."""
+
+    def __init__(self, value: int, held: float, other: int) -> None:
+        self.probs = np.zeros(7, np.float32)
+        self.probs[value], self.probs[other] = held, 1.0 - held
+
+    def probabilities(self, patches: list[np.ndarray]) -> np.ndarray:
+        return np.stack([self.probs for _ in patches])
+
+
+def _found(value: int, sure: float, patch: np.ndarray | None = None) -> Found:
     die = Die(value, (5.0, 5.0), CORNERS, 0.9)
     cand = Candidate((5.0, 5.0), (10.0, 10.0), 0.0, False, "found")
-    patch = np.zeros((24, 24, 3), np.uint8)
+    patch = np.zeros((24, 24, 3), np.uint8) if patch is None else patch
     return Found(die, (0,), (5.0, 5.0), cand, patch=patch, probs=_beliefs(value, sure))
+
+
+_GRID = {2: [(-1, -1), (1, 1)],
+         4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+         5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)]}
+
+
+def _straightened_die(value: int) -> np.ndarray:
+    """A straightened patch of an ivory die with dark pips on a green floor, as
+    `vision.straightening` cuts one."""
+    size = round(PATCH_SIDE * PATCH_SCALE)
+    patch = np.full((size, size, 3), (60, 120, 60), np.uint8)
+    c, half, pitch = size / 2.0, PATCH_SIDE / 2.0, PATCH_SIDE / FACE_PER_PITCH
+    cv2.rectangle(patch, (round(c - half), round(c - half)), (round(c + half), round(c + half)),
+                  (235, 235, 230), -1)
+    for gx, gy in _GRID[value]:
+        cv2.circle(patch, (round(c + gx * pitch), round(c + gy * pitch)),
+                   round(0.1 * PATCH_SIDE), (30, 30, 30), -1, cv2.LINE_AA)
+    return patch
 
 
 def test_a_die_read_otherwise_when_turned_is_unsure() -> None:
@@ -55,3 +89,27 @@ def test_a_die_the_network_is_sure_of_is_not_turned() -> None:
     sure = _found(4, sure=STEADY_SURE)
     steady([sure], net)
     assert sure.die.value == 4 and net.seen == 0
+
+
+def test_a_face_both_pip_readers_count_holds_while_the_network_allows_it() -> None:
+    # Turned, the network prefers a two but still gives the four 0.3: the pip readers, which
+    # find the same four pips however the patch is turned, keep it.
+    held = _found(4, sure=0.6, patch=_straightened_die(4))
+    steady([held], _HesitantNet(4, held=0.3, other=2), "dark")
+    assert held.die.value == 4
+
+
+@pytest.mark.parametrize(("read", "drawn", "polarity", "held"), [
+    (4, 4, "dark", 0.05),   # the network rules the four out, turned
+    (4, 5, "dark", 0.3),    # the pip readers count five
+    (4, 4, "light", 0.3),   # no light pips there
+    (2, 2, "dark", 0.3),    # two pips: glare may hide the others from both pip readers
+])
+def test_the_pip_readers_hold_only_their_own_value_that_the_network_allows(
+    read: int, drawn: int, polarity: str, held: float
+) -> None:
+    shaky = _found(read, sure=0.6, patch=_straightened_die(drawn))
+    other = 6 if read == 2 else 2
+    net = _HesitantNet(read, held=held, other=other)
+    steady([shaky], net, polarity)
+    assert shaky.die.value is None and shaky.die.alternatives == (read, other)

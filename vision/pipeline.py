@@ -225,7 +225,7 @@ def _read(scene: Scene) -> list[Found]:
     kept = close_up(read_scene(scene), scene)
     # Blanks stay until here: in a close-up, they are the pips of one large die.
     net = scene.readers.face
-    kept = steady(without_blanks(kept, net), net)
+    kept = steady(without_blanks(kept, net), net, scene.polarity)
     if not scene.look.hue:
         # With no hue to tell shade by, shade stays in the foreground (`vision.detect`): a
         # region with nothing inside it to read ("low contrast") is taken for the shade it

@@ -19,6 +19,8 @@ import numpy as np
 
 from vision.combined import (
     EVERY_WAY,
+    FEW_PIPS,
+    NET_DOUBT,
     NET_SURE,
     combined_reading,
     likely_values,
@@ -28,7 +30,9 @@ from vision.combined import (
     possible_values,
 )
 from vision.detect import Candidate, Look
+from vision.face import read_face
 from vision.face_net import FaceReader
+from vision.pips import read_pips
 from vision.readers import Readers, shipped
 from vision.straightening import (
     FACE_PER_PITCH,
@@ -153,13 +157,21 @@ def without_blanks(found: list[Found], net: FaceReader) -> list[Found]:
 STEADY_SURE = 0.98
 
 
-def steady(found: list[Found], net: FaceReader) -> list[Found]:
+def steady(found: list[Found], net: FaceReader, polarity: str | None = None) -> list[Found]:
     """``found``, each read die that the face network ``net`` reads as another value when its
     patch is turned or mirrored left unsure: over the patch and its seven `other_views`, the
     network's mean belief in another value is higher than in the value read. A reading
     must not depend on how the photo was taken; where it would, it is not guessed. A die
     the network is STEADY_SURE of as cut is not turned: the seven views cost most of a
-    reading's network time, and such a die was never read otherwise turned."""
+    reading's network time, and such a die was never read otherwise turned.
+
+    The network is the only reader a turn can change: the two pip readers (`vision.pips`,
+    `vision.face`) find the same pips on the same grid however the patch is turned or
+    mirrored. So a die both of them read as its value (pips of ``polarity``, if given) keeps
+    it while the network's mean belief in that value stays at NET_DOUBT or more: what the
+    reading rule asks of the network for the pip readers' word to stand
+    (`vision.combined.combined_reading`), asked of every view at once. Not a face of FEW_PIPS
+    pips or fewer: glare that hides two pips of a four hides them from both pip readers."""
     read = [f for f in found if f.die.value is not None and f.patch is not None
             and f.probs is not None and f.probs[f.die.value] < STEADY_SURE]
     if not read:
@@ -170,10 +182,19 @@ def steady(found: list[Found], net: FaceReader) -> list[Found]:
         mean = (f.probs + turned.sum(axis=0)) / EVERY_WAY
         value = f.die.value
         best = int(np.argmax(mean[1:])) + 1
-        if best != value and mean[best] > mean[value]:
+        if best != value and mean[best] > mean[value] and not (
+                value > FEW_PIPS and mean[value] >= NET_DOUBT
+                and _pip_readers_read(f.patch, value, polarity)):
             f.die = replace(f.die, value=None, reason="not a pip face", confidence=0.3,
                             alternatives=(value, best))
     return found
+
+
+def _pip_readers_read(patch: np.ndarray, value: int, polarity: str | None) -> bool:
+    """Whether both pip readers read ``value`` on a straightened patch."""
+    side = float(PATCH_SIDE)
+    return (read_pips(patch, side, polarity).value == value
+            and read_face(patch, side, polarity).value == value)
 
 
 def read_scene(scene: Scene) -> list[Found]:
