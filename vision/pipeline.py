@@ -176,12 +176,17 @@ def _checked_side(side: float | None, spots: list[Spot]) -> float | None:
     """The frame's typical die side: the one measured on its foreground's regions when it
     explains the dice the finder found (their median side within SIDE_AGREES of it), else
     the finder's, which measured each die on its own (a patch of floor taken for a die, one
-    large shadow, must not set the size every die is read at). With none measured, none:
-    the reading then tries several sizes and keeps the one the face network reads best."""
+    large shadow, must not set the size every die is read at). With none measured (white
+    dice on a light floor show no body), the finder's too; with neither, none. Either way
+    an unmeasured frame then tries other sizes around it (`_size_seen_best`): a default
+    size a tenth of the frame was twice the dice of a photo from above, beyond the sizes
+    tried, and lost them."""
     sure = [s.side for s in spots if s.score >= SURE_SPOT]
-    if side is None or not sure:
-        return side  # no size measured: the sizes the face network sees dice best at are tried
+    if not sure:
+        return side
     found = float(np.median(sure))
+    if side is None:
+        return found
     return side if 1 / SIDE_AGREES <= side / found <= SIDE_AGREES else found
 
 
