@@ -45,31 +45,29 @@ def test_white_dice_smaller_than_the_assumed_size_are_read(seed: int) -> None:
     assert got == sorted(t.value for t in shot.truth)
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2, 3])
-def test_white_dice_a_third_of_the_assumed_size_are_read_at_the_finders_size(seed: int) -> None:
-    # At 20 px, the sizes tried around the assumed one (0.6 to 1.5 times 64) never reach the
-    # dice: the die finder, which measures each die on its own, gives the size instead.
-    shot = _white_on_paper(20, seed)
-    got = sorted(d.value for d in vision.read_dice(shot.image) if d.value is not None)
-    assert got == sorted(t.value for t in shot.truth)
-
-
 def _spot(side: float, score: float) -> Spot:
     return Spot((0.0, 0.0), side, 0.0, score, 0.0)
 
 
 @pytest.mark.parametrize(("measured", "spots", "side"), [
-    (None, [(20.0, 0.9), (22.0, 0.8), (30.0, 0.6)], 22.0),   # none measured: the finder's
-    (None, [(20.0, 0.3)], None),                              # nor a die the finder is sure of
-    (None, [], None),
-    (40.0, [(38.0, 0.9), (44.0, 0.9)], 40.0),                 # measured, and it explains them
-    (90.0, [(38.0, 0.9), (44.0, 0.9)], 41.0),                 # measured on a patch of floor
-    (40.0, [(90.0, 0.2)], 40.0),
+    (40.0, [(38.0, 0.9), (44.0, 0.9)], 40.0),   # measured, and it explains the dice found
+    (90.0, [(38.0, 0.9), (44.0, 0.9)], 41.0),   # measured on a patch of floor: the finder's
+    (40.0, [(90.0, 0.2)], 40.0),                # the finder sure of no die
+    (None, [(38.0, 0.9)], None),                # none measured: sizes are tried (below)
 ])
 def test_the_typical_die_side_is_the_one_that_explains_the_dice_found(
     measured: float | None, spots: list[tuple[float, float]], side: float | None
 ) -> None:
     assert pipeline._checked_side(measured, [_spot(*s) for s in spots]) == side
+
+
+def test_the_finders_side_is_tried_where_no_die_body_gave_one() -> None:
+    def found(side: float, score: float) -> Candidate:
+        return Candidate((0.0, 0.0), (side, side), 0.0, False, "found", score=score)
+
+    spots = [found(20.0, 0.9), found(22.0, 0.8), found(30.0, 0.6), found(64.0, 0.3)]
+    assert pipeline._finders_side(spots) == (22.0,)   # the median of the sure ones
+    assert pipeline._finders_side([found(64.0, 0.3)]) == ()
 
 
 def test_the_die_size_is_the_one_the_network_sees_dice_best_at(monkeypatch) -> None:
@@ -94,6 +92,9 @@ def test_the_die_size_is_the_one_the_network_sees_dice_best_at(monkeypatch) -> N
     source = pipeline.Source(np.zeros((100, 100, 3), np.uint8), 1.0)
     assert pipeline._size_seen_best(source, clusters, 50.0, net) == 30.0
     assert pipeline._size_seen_best(source, [], 50.0, net) == 50.0  # no pip cluster: as assumed
+    # Dice far smaller than assumed: only the die finder's size, tried too, reaches them.
+    assert pipeline._size_seen_best(source, clusters, 100.0, net) != 30.0
+    assert pipeline._size_seen_best(source, clusters, 100.0, net, also=(30.0,)) == 30.0
 
 
 def test_the_pips_of_a_four_seed_a_candidate_at_its_centre() -> None:

@@ -94,7 +94,7 @@ def read_dice(
         # network sees dice best in the pip clusters is tried as well, and kept if more dice
         # read at it.
         trial = _size_seen_best(scene.source, scene.candidates, scene.side,
-                                scene.readers.face)
+                                scene.readers.face, also=_finders_side(scene.candidates))
         if trial != scene.side:
             candidates, side = find_candidates(scene.look, trial)
             other = _read(replace(scene, side=side, candidates=candidates))
@@ -176,17 +176,13 @@ def _checked_side(side: float | None, spots: list[Spot]) -> float | None:
     """The frame's typical die side: the one measured on its foreground's regions when it
     explains the dice the finder found (their median side within SIDE_AGREES of it), else
     the finder's, which measured each die on its own (a patch of floor taken for a die, one
-    large shadow, must not set the size every die is read at). With none measured (white
-    dice on a light floor show no body), the finder's too; with neither, none. Either way
-    an unmeasured frame then tries other sizes around it (`_size_seen_best`): a default
-    size a tenth of the frame was twice the dice of a photo from above, beyond the sizes
-    tried, and lost them."""
+    large shadow, must not set the size every die is read at). With none measured, none:
+    the reading then tries several sizes, the finder's among them, and keeps the one the
+    face network reads best (`_size_seen_best`)."""
     sure = [s.side for s in spots if s.score >= SURE_SPOT]
-    if not sure:
+    if side is None or not sure:
         return side
     found = float(np.median(sure))
-    if side is None:
-        return found
     return side if 1 / SIDE_AGREES <= side / found <= SIDE_AGREES else found
 
 
@@ -239,16 +235,24 @@ def _read(scene: Scene) -> list[Found]:
     return kept
 
 
+def _finders_side(candidates: list[Candidate]) -> tuple[float, ...]:
+    """The median side of the dice the die finder is sure of (working pixels), if any: each
+    measured on its own, it is a size worth trying where no die body gave one."""
+    sides = [c.size[0] for c in candidates if c.source == "found" and c.score >= SURE_SPOT]
+    return (float(np.median(sides)),) if sides else ()
+
+
 def _size_seen_best(source: Source, candidates: list[Candidate], side: float,
-                    net: FaceReader) -> float:
-    """Of the die sides ``side`` x TRIAL_SIDES, the one at which the face network ``net`` is
-    sure of a face on the most pip clusters (then: the surest on them overall)."""
+                    net: FaceReader, also: tuple[float, ...] = ()) -> float:
+    """Of the die sides ``side`` x TRIAL_SIDES and ``also``, the one at which the face
+    network ``net`` is sure of a face on the most pip clusters (then: the surest on them
+    overall). A default size can be far from the dice (a tenth of a frame that shows them
+    from afar): the die finder's, in ``also``, reaches them."""
     clusters = [c for c in candidates if c.source == "pips"]
     if not clusters:
         return side
     best, best_score = side, (-1, 0.0)
-    for factor in TRIAL_SIDES:
-        trial = factor * side
+    for trial in [factor * side for factor in TRIAL_SIDES] + list(also):
         probs = net.probabilities([straighten(source.image, c.center, 0.0, trial, source.zoom)[0]
                                    for c in clusters])
         values = probs[:, 1:].max(axis=1)
