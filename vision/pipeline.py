@@ -29,6 +29,7 @@ with the prepared image (`Scene.readers`) to every step that asks one.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import replace
 
 import numpy as np
@@ -179,11 +180,17 @@ def _checked_side(side: float | None, spots: list[Spot]) -> float | None:
     large shadow, must not set the size every die is read at). With none measured, none:
     the reading then tries several sizes, the finder's among them, and keeps the one the
     face network reads best (`_size_seen_best`)."""
-    sure = [s.side for s in spots if s.score >= SURE_SPOT]
-    if side is None or not sure:
+    found = _sure_median((s.side, s.score) for s in spots)
+    if side is None or found is None:
         return side
-    found = float(np.median(sure))
     return side if 1 / SIDE_AGREES <= side / found <= SIDE_AGREES else found
+
+
+def _sure_median(sides: Iterable[tuple[float, float]]) -> float | None:
+    """The median side of the dice the die finder is sure of (SURE_SPOT), of (side, score)
+    pairs; None when it is sure of none."""
+    sure = [side for side, score in sides if score >= SURE_SPOT]
+    return float(np.median(sure)) if sure else None
 
 
 def _with_spots(spots: list[Spot], scale: float, shape: tuple[int, int],
@@ -238,8 +245,8 @@ def _read(scene: Scene) -> list[Found]:
 def _finders_side(candidates: list[Candidate]) -> tuple[float, ...]:
     """The median side of the dice the die finder is sure of (working pixels), if any: each
     measured on its own, it is a size worth trying where no die body gave one."""
-    sides = [c.size[0] for c in candidates if c.source == "found" and c.score >= SURE_SPOT]
-    return (float(np.median(sides)),) if sides else ()
+    found = _sure_median((c.size[0], c.score) for c in candidates if c.source == "found")
+    return () if found is None else (found,)
 
 
 def _size_seen_best(source: Source, candidates: list[Candidate], side: float,

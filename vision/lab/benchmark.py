@@ -19,13 +19,11 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vision.lab.networks import NETWORKS
 from vision.lab.scoring import DEFAULT_DATASET
 
 if TYPE_CHECKING:
     from vision.readers import Readers
-
-#: The options naming a network file, and the network each names.
-NETWORKS = {"face": "face network", "finder": "die finder", "lean": "lean check"}
 
 COLUMNS = ("images", "gt_dice", "correct", "wrong", "unsure", "missed", "extra", "half_lost")
 # Each column's heading and width where not its name in 8 characters. half_lost: photos where

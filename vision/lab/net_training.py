@@ -19,14 +19,11 @@ import cv2
 import numpy as np
 
 from vision.image_io import ImageError, load_image
+from vision.lab.networks import NETWORKS
 from vision.lab.scoring import DEFAULT_DATASET, half_of, load_manifest
 from vision.readers import Readers
 
 BATCH = 128
-# The networks a script may be told to read with, named as `dicetower bench vision` names
-# them (`vision.lab.benchmark.NETWORKS`): that module is imported to parse the command line,
-# without OpenCV, and importing it from here would close a circle of imports.
-NETWORKS = {"face": "face network", "finder": "die finder", "lean": "lean check"}
 SEED = 421
 
 
