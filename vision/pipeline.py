@@ -49,10 +49,11 @@ from vision.face_net import FaceReader
 from vision.finder import Spot
 from vision.image_io import as_bgr
 from vision.lean_net import LEAN_SURE, distance_from_centre, lean_patch
+from vision.lean_shape import SQUARE_FACES, face_shape, flat_aspect, leans_toward
 from vision.profile import Profile
 from vision.readers import Readers, shipped
 from vision.scene_reading import SAME_DIE, Found, Scene, read_scene, steady, without_blanks
-from vision.straightening import Source, patch_source, straighten, working_copy
+from vision.straightening import PATCH_SIDE, Source, patch_source, straighten, working_copy
 from vision.types import Die
 
 # Larger inputs are read at this size (longer side) and mapped back.
@@ -290,11 +291,38 @@ def check_lean(kept: list[Found], scene: Scene) -> None:
     patches = [lean_patch(scene.look.image, k.center, side, centre) for k, side in checked]
     distances = [distance_from_centre(k.center, centre, image_side) for k, _ in checked]
     leanings = scene.readers.lean.leaning(patches, distances)
+    squeezed = _squeezed(kept, checked, scene)
     for (k, _), leaning in zip(checked, leanings, strict=True):
-        if leaning >= LEAN_SURE:
+        if leaning >= LEAN_SURE or id(k) in squeezed:
             k.die = replace(k.die, value=None, reason="cocked",
                             confidence=float(min(k.die.confidence, 1.0 - leaning)),
                             alternatives=(k.die.value,))
+
+
+def _squeezed(kept: list[Found], checked: list[tuple[Found, float]], scene: Scene
+              ) -> set[int]:
+    """The read fours and fives whose top face is squeezed toward the nearest other die, as a
+    die's leaning on it is (`vision.lean_shape`): the lean network, which sees a die at a
+    third of the pips' resolution, lets some of them through."""
+    source = scene.source
+    shapes = {}
+    for k, side in checked:
+        if k.die.value in SQUARE_FACES:
+            # Not turned: the patch's axes are the image's, and so is the shape's short axis.
+            patch = straighten(source.image, k.center, 0.0, side, source.zoom)[0]
+            shape = face_shape(patch, float(PATCH_SIDE), k.die.value, scene.polarity)
+            if shape is not None:
+                shapes[id(k)] = (k, side, shape)
+    squeezed = set()  # ids: a Found compares by its arrays
+    for k, side, shape in shapes.values():
+        others = [f for f in kept if f is not k]
+        if not others:
+            continue
+        nearest = min(others, key=lambda f: math.dist(f.center, k.center))
+        flat = flat_aspect([s for j, (_, _, s) in shapes.items() if j != id(k)])
+        if leans_toward(shape, flat, k.center, side, nearest.center):
+            squeezed.add(id(k))
+    return squeezed
 
 
 def _values(found: list[Found]) -> int:
