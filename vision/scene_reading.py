@@ -46,6 +46,10 @@ from vision.straightening import (
 from vision.types import Die
 
 SAME_DIE = 0.8  # x die side: closer readings are of the same die
+# x die side: a one read from a pip cluster this far from the centre of a die found there is
+# a pip of another face (`one_reading_per_die`). The pips of a two or three lie 0.38 sides
+# from its centre; a true one's pip lies up to 0.37 from a region that takes in a side face.
+OFF_CENTRE = 0.45
 MIN_BODY_COVER = 0.6  # of a die's square, for dice found from their pips
 MIN_ONE_DEPTH = 0.3  # x die side: how deep inside its body the pip of a one lies, at least
 # An unsure "die" the network is this sure shows no die face is none: a fingertip, a speck,
@@ -234,8 +238,19 @@ def read_scene(scene: Scene) -> list[Found]:
                                 if f.cand.source == "split" and f.die.value is not None)
     found = [f for f in found if not (f.cand.source == "body" and f.cand.region >= 0
                                       and pairs[f.cand.region] >= 2)]
-    # One reading per die: read dice first (surest first), then unsure ones. Two readings of
-    # one die that disagree make it unsure: one of them is of a side face or a neighbour.
+    kept = one_reading_per_die(found, side)
+    # Blanks stay: in a close-up, they are the pips of one large die (`vision.close_up`).
+    return kept
+
+
+def one_reading_per_die(found: list[Found], side: float) -> list[Found]:
+    """The readings of a scene, one per die: read dice first (surest first), then unsure ones.
+
+    Two readings of one die that disagree make it unsure: one of them is of a side face or a
+    neighbour. So does a one read from a pip cluster that lies off the centre of a die the
+    finder found there and could not read (by more than OFF_CENTRE of a die ``side``): a
+    one's pip lies in the middle of its die, so this pip is one of another face's (a two's or
+    a three's, which the readers could not settle as a whole)."""
     kept: list[Found] = []
     for item in sorted(found, key=lambda f: f.rank):
         same = [k for k in kept if same_die(item.center, k, side)]
@@ -243,11 +258,17 @@ def read_scene(scene: Scene) -> list[Found]:
             kept.append(item)
             continue
         first = same[0]
-        if item.die.value is not None and first.die.value not in (None, item.die.value):
+        if first.die.value is not None and (
+                item.die.value not in (None, first.die.value)
+                or (item.die.value is None and _one_off_centre(first, item, side))):
             first.die = replace(first.die, value=None, reason="not a pip face",
                                 confidence=0.3)
-    # Blanks stay: in a close-up, they are the pips of one large die (`vision.close_up`).
     return kept
+
+
+def _one_off_centre(one: Found, unsure: Found, side: float) -> bool:
+    return (one.die.value == 1 and one.cand.source == "pips" and unsure.cand.source == "found"
+            and math.dist(one.center, unsure.center) > OFF_CENTRE * side)
 
 
 def _read_already(cand: Candidate, found: list[Found], side: float) -> bool:
