@@ -49,7 +49,7 @@ from vision.face_net import FaceReader
 from vision.finder import Spot
 from vision.image_io import as_bgr
 from vision.lean_net import LEAN_SURE, distance_from_centre, lean_patch
-from vision.lean_shape import SQUARE_FACES, face_shape, flat_aspect, leans_toward
+from vision.lean_shape import REACH, SQUARE_FACES, face_shape, flat_aspect, leans_toward
 from vision.profile import Profile
 from vision.readers import Readers, shipped
 from vision.scene_reading import SAME_DIE, Found, Scene, read_scene, steady, without_blanks
@@ -304,6 +304,15 @@ def _squeezed(kept: list[Found], checked: list[tuple[Found, float]], scene: Scen
     """The read fours and fives whose top face is squeezed toward the nearest other die, as a
     die's leaning on it is (`vision.lean_shape`): the lean network, which sees a die at a
     third of the pips' resolution, lets some of them through."""
+    nearest = {}
+    for k, side in checked:
+        others = [f for f in kept if f is not k]
+        if k.die.value in SQUARE_FACES and others:
+            near = min(others, key=lambda f: math.dist(f.center, k.center))
+            if math.dist(near.center, k.center) <= REACH * side:
+                nearest[id(k)] = near.center
+    if not nearest:
+        return set()  # no four or five with a die to lean on: no pips to look at again
     source = scene.source
     shapes = {}
     for k, side in checked:
@@ -314,14 +323,10 @@ def _squeezed(kept: list[Found], checked: list[tuple[Found, float]], scene: Scen
             if shape is not None:
                 shapes[id(k)] = (k, side, shape)
     squeezed = set()  # ids: a Found compares by its arrays
-    for k, side, shape in shapes.values():
-        others = [f for f in kept if f is not k]
-        if not others:
-            continue
-        nearest = min(others, key=lambda f: math.dist(f.center, k.center))
-        flat = flat_aspect([s for j, (_, _, s) in shapes.items() if j != id(k)])
-        if leans_toward(shape, flat, k.center, side, nearest.center):
-            squeezed.add(id(k))
+    for key, (k, side, shape) in shapes.items():
+        flat = flat_aspect([s for j, (_, _, s) in shapes.items() if j != key])
+        if key in nearest and leans_toward(shape, flat, k.center, side, nearest[key]):
+            squeezed.add(key)
     return squeezed
 
 
