@@ -49,11 +49,9 @@ LIGHTS: dict[str, dict[str, Any]] = {
 
 
 def _scoring() -> Any:
-    """Vision's lab scoring (the dataset's matching rule), wherever it lives now."""
-    try:
-        from vision.lab import scoring
-    except ImportError:  # before vision's lab modules moved
-        from vision import scoring  # type: ignore[no-redef]
+    """Vision's lab scoring (the dataset's matching rule), imported when a bench runs."""
+    from vision.lab import scoring
+
     return scoring
 
 
