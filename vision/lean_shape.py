@@ -26,9 +26,10 @@ from vision.pips import read_pips
 
 #: Faces whose corner pips make a square on every die.
 SQUARE_FACES = (4, 5)
-#: A face squeezed this much below its picture's flat faces leans (a tilt of about 22 degrees
-#: and more). Flat fours and fives of the varied rendered trays measure within 0.05 of their
-#: picture's, and the real photos' within 0.06 of the other fours and fives of theirs.
+#: A face squeezed this much below its picture's flat faces leans (under a camera straight
+#: above, a tilt of 22 degrees and more). Flat fours and fives of varied rendered trays
+#: measure 0.91-1.0; a slanted photo's up to 0.13 under its other fours and fives (near and
+#: far dice squeezed differently), but none of those toward a die within REACH.
 SQUEEZE = 0.07
 #: The squeeze must point at the die leant on: within this many degrees of the direction to it.
 TOWARD = 30.0
