@@ -375,7 +375,11 @@ def test_a_die_corrected_in_a_browser(browser: Any, tower: RunningTower,  # noqa
         assert learnt[0][-1][1] == pytest.approx(spot, abs=3)
         until(lambda: job()["waiting"] or not job()["active"], "never asked")
         click("btn-calib-cancel")
-        until(lambda: job()["waiting"] == "finish" or not job()["active"], "cancel unheard")
+        try:
+            until(lambda: job()["waiting"] == "finish" or not job()["active"], "cancel unheard")
+        except AssertionError as exc:  # what the job and the page were at, to tell why
+            error = driver.find_element(By.ID, "calib-error").text
+            raise AssertionError(f"{exc}; the job: {job()}; the page's error: {error!r}") from None
         if job()["active"]:
             WebDriverWait(driver, STUCK).until(offered("finish"), "finish never offered")
             click("btn-calib-next")
