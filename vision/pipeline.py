@@ -246,7 +246,7 @@ def _read(scene: Scene) -> list[Found]:
 def _finders_side(candidates: list[Candidate]) -> tuple[float, ...]:
     """The median side of the dice the die finder is sure of (working pixels), if any: each
     measured on its own, it is a size worth trying where no die body gave one."""
-    found = _sure_median((c.size[0], c.score) for c in candidates if c.source == "found")
+    found = _sure_median((c.side, c.score) for c in candidates if c.source == "found")
     return () if found is None else (found,)
 
 
@@ -301,33 +301,40 @@ def check_lean(kept: list[Found], scene: Scene) -> None:
 
 def _squeezed(kept: list[Found], checked: list[tuple[Found, float]], scene: Scene
               ) -> set[int]:
-    """The read fours and fives whose top face is squeezed toward the nearest other die, as a
-    die's leaning on it is (`vision.lean_shape`): the lean network, which sees a die at a
-    third of the pips' resolution, lets some of them through."""
-    nearest = {}
-    for k, side in checked:
-        others = [f for f in kept if f is not k]
-        if k.die.value in SQUARE_FACES and others:
-            near = min(others, key=lambda f: math.dist(f.center, k.center))
-            if math.dist(near.center, k.center) <= REACH * side:
-                nearest[id(k)] = near.center
-    if not nearest:
+    """The ids of the read fours and fives whose top face is squeezed toward the nearest other
+    die, as a die's leaning on it is (`vision.lean_shape`): the lean network, which sees a die
+    at a third of the pips' resolution, lets some of them through."""
+    square = [(k, side) for k, side in checked if k.die.value in SQUARE_FACES]
+    near = {id(k): _nearest_within(k, kept, REACH * side) for k, side in square}
+    if not any(centre is not None for centre in near.values()):
         return set()  # no four or five with a die to lean on: no pips to look at again
     source = scene.source
     shapes = {}
-    for k, side in checked:
-        if k.die.value in SQUARE_FACES:
-            # Not turned: the patch's axes are the image's, and so is the shape's short axis.
-            patch = straighten(source.image, k.center, 0.0, side, source.zoom)[0]
-            shape = face_shape(patch, float(PATCH_SIDE), k.die.value, scene.polarity)
-            if shape is not None:
-                shapes[id(k)] = (k, side, shape)
+    for k, side in square:
+        # Not turned: the patch's axes are the image's, and so is the shape's short axis.
+        patch = straighten(source.image, k.center, 0.0, side, source.zoom)[0]
+        shape = face_shape(patch, float(PATCH_SIDE), k.die.value, scene.polarity)
+        if shape is not None:
+            shapes[id(k)] = shape
     squeezed = set()  # ids: a Found compares by its arrays
-    for key, (k, side, shape) in shapes.items():
-        flat = flat_aspect([s for j, (_, _, s) in shapes.items() if j != key])
-        if key in nearest and leans_toward(shape, flat, k.center, side, nearest[key]):
-            squeezed.add(key)
+    for k, side in square:
+        shape, neighbour = shapes.get(id(k)), near[id(k)]
+        if shape is None or neighbour is None:
+            continue
+        flat = flat_aspect([s for key, s in shapes.items() if key != id(k)])
+        if leans_toward(shape, flat, k.center, side, neighbour):
+            squeezed.add(id(k))
     return squeezed
+
+
+def _nearest_within(found: Found, kept: list[Found], reach: float
+                    ) -> tuple[float, float] | None:
+    """The centre of the other reading of ``kept`` nearest ``found``, if within ``reach``."""
+    others = [f.center for f in kept if f is not found]
+    if not others:
+        return None
+    centre = min(others, key=lambda c: math.dist(c, found.center))
+    return centre if math.dist(centre, found.center) <= reach else None
 
 
 def _values(found: list[Found]) -> int:

@@ -238,9 +238,8 @@ def read_scene(scene: Scene) -> list[Found]:
                                 if f.cand.source == "split" and f.die.value is not None)
     found = [f for f in found if not (f.cand.source == "body" and f.cand.region >= 0
                                       and pairs[f.cand.region] >= 2)]
-    kept = one_reading_per_die(found, side)
     # Blanks stay: in a close-up, they are the pips of one large die (`vision.close_up`).
-    return kept
+    return one_reading_per_die(found, side)
 
 
 def one_reading_per_die(found: list[Found], side: float) -> list[Found]:
@@ -258,17 +257,20 @@ def one_reading_per_die(found: list[Found], side: float) -> list[Found]:
             kept.append(item)
             continue
         first = same[0]
-        if first.die.value is not None and (
-                item.die.value not in (None, first.die.value)
-                or (item.die.value is None and _one_off_centre(first, item, side))):
+        if first.die.value is not None and _contradicts(first, item, side):
             first.die = replace(first.die, value=None, reason="not a pip face",
                                 confidence=0.3)
     return kept
 
 
-def _one_off_centre(one: Found, unsure: Found, side: float) -> bool:
-    return (one.die.value == 1 and one.cand.source == "pips" and unsure.cand.source == "found"
-            and math.dist(one.center, unsure.center) > OFF_CENTRE * side)
+def _contradicts(read: Found, other: Found, side: float) -> bool:
+    """Whether ``other``, a later reading of the die ``read`` gave a value, leaves that value
+    in doubt: it reads another value, or it is a finder's spot that did not read, OFF_CENTRE
+    sides from a one read on a pip cluster."""
+    if other.die.value is not None:
+        return other.die.value != read.die.value
+    return (read.die.value == 1 and read.cand.source == "pips" and other.cand.source == "found"
+            and math.dist(read.center, other.center) > OFF_CENTRE * side)
 
 
 def _read_already(cand: Candidate, found: list[Found], side: float) -> bool:
