@@ -48,6 +48,7 @@ from vision.exposure import gain as exposure_gain
 from vision.face_net import FaceReader
 from vision.finder import Spot
 from vision.image_io import as_bgr
+from vision.lean_gap import LEAN_BRIDGED, leans_on
 from vision.lean_net import LEAN_SURE, distance_from_centre, lean_patch
 from vision.lean_shape import REACH, SQUARE_FACES, face_shape, flat_aspect, leans_toward
 from vision.profile import Profile
@@ -272,8 +273,10 @@ def _size_seen_best(source: Source, candidates: list[Candidate], side: float,
 
 def check_lean(kept: list[Found], scene: Scene) -> None:
     """Report cocked each read die that the lean check (the scene's, `vision.lean_net`) is
-    LEAN_SURE sure leans, on another die or on the tray's wall. Its top face is whole and
-    fits a face, but the game asks for a re-throw."""
+    LEAN_SURE sure leans, on another die or on the tray's wall; or LEAN_BRIDGED sure, with
+    no floor between it and a read die it may rest on (`vision.lean_gap`); or a four or five
+    whose face is squeezed toward the nearest die (`vision.lean_shape`). Its top face is
+    whole and fits a face, but the game asks for a re-throw."""
     centre, image_side = scene.centre, scene.image_side
     if centre is None or image_side is None:
         return
@@ -291,9 +294,16 @@ def check_lean(kept: list[Found], scene: Scene) -> None:
     patches = [lean_patch(scene.look.image, k.center, side, centre) for k, side in checked]
     distances = [distance_from_centre(k.center, centre, image_side) for k, _ in checked]
     leanings = scene.readers.lean.leaning(patches, distances)
-    squeezed = _squeezed(kept, checked, scene)
-    for (k, _), leaning in zip(checked, leanings, strict=True):
-        if leaning >= LEAN_SURE or id(k) in squeezed:
+    leaning_ids = _squeezed(kept, checked, scene) | {
+        id(k) for (k, _), leaning in zip(checked, leanings, strict=True) if leaning >= LEAN_SURE}
+    # A die bridged to one found leaning already is the die that one rests on: only the
+    # gaps to the others can tell a lean.
+    others = [k.center for k, _ in checked if id(k) not in leaning_ids]
+    every_centre = [k.center for k in kept]
+    for (k, side), leaning in zip(checked, leanings, strict=True):
+        if id(k) in leaning_ids or (
+                leaning >= LEAN_BRIDGED
+                and leans_on(scene.look.mask, k.center, side, others, every_centre)):
             k.die = replace(k.die, value=None, reason="cocked",
                             confidence=float(min(k.die.confidence, 1.0 - leaning)),
                             alternatives=(k.die.value,))
