@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from firmware_host.cli import main
 from firmware_host.simulation.camera import SimulatedCamera
+from firmware_host.simulation.demo import Demo, DemoSummary
+from firmware_host.simulation.scene import PlacedDie, TrayTruth
 from firmware_host.simulation.tray import SimulatedTray
 
 #: sha256 of the 8th frame of a classic tray (seed 7) after throwing 4, 2, 1 with one die
@@ -74,7 +77,8 @@ def test_bench_tower_plays_on_the_varied_scene(capsys: pytest.CaptureFixture[str
     assert result["scene"] == "varied" and result["throws"] >= 10
     assert result["read_ok"] + result["misread"] + sum(result["refused"].values()) \
         == result["throws"]
-    for key in ("cocked_accepted", "first_try", "p50_ms", "p95_ms"):
+    for key in ("cocked_accepted", "hand_accepted", "outside_accepted", "first_try", "p50_ms",
+                "p95_ms"):
         assert key in result
 
 
@@ -86,3 +90,30 @@ def test_an_unknown_scene_is_refused(command: list[str],
         main(command)
     assert stop.value.code == 2
     assert "scene" in capsys.readouterr().err
+
+
+_ROLLED = (PlacedDie(4, (100.0, 100.0), 0.0, "roll"), PlacedDie(2, (160.0, 100.0), 0.0, "roll"))
+
+
+@pytest.mark.parametrize(("truth", "counter"), [
+    (TrayTruth((*_ROLLED, PlacedDie(1, (210.0, 100.0), 0.0, "roll", leaning=True))),
+     "cocked_accepted"),
+    (TrayTruth((*_ROLLED, PlacedDie(1, (210.0, 100.0), 0.0, "roll")), hand=True),
+     "hand_accepted"),
+    (TrayTruth((*_ROLLED, PlacedDie(1, (210.0, 100.0), 0.0, "roll")), moving=True),
+     "hand_accepted"),
+    (TrayTruth((*_ROLLED, PlacedDie(1, (210.0, 100.0), 0.0, "roll"),
+                PlacedDie(5, (900.0, 100.0), 0.0, "outside"))), "outside_accepted"),
+    (TrayTruth((*_ROLLED, PlacedDie(1, (210.0, 100.0), 0.0, "roll"))), None),
+])
+def test_a_throw_accepted_from_a_tray_not_clean_is_counted_by_what_was_wrong(
+        truth: TrayTruth, counter: str | None) -> None:
+    said: list[str] = []
+    demo = SimpleNamespace(table=SimpleNamespace(last=SimpleNamespace(kind="throw")),
+                           summary=DemoSummary(), say=said.append)
+    Demo._check_accepted(demo, SimpleNamespace(truth=truth),  # type: ignore[arg-type]
+                         {"type": "throw", "faces": [1, 2, 4]})
+    counts = {key: value for key, value in demo.summary.to_json().items()
+              if key.endswith("_accepted") and value}
+    assert counts == ({counter: 1} if counter else {})
+    assert demo.summary.misread == 0 and len(said) == (1 if counter else 0)

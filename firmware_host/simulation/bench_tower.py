@@ -138,6 +138,8 @@ def run_benchmark(throws: int = 200, preset: str = "tim-11", seed: int = 11,
         "refused": dict(sorted(summary.rethrow_reasons.items())),
         "misread": summary.misread,
         "cocked_accepted": summary.cocked_accepted,
+        "hand_accepted": summary.hand_accepted,
+        "outside_accepted": summary.outside_accepted,
         "first_try": watch.clean_first / watch.clean_throws if watch.clean_throws else None,
         "clean_throws": watch.clean_throws,
         "delays": len(delays),
@@ -200,7 +202,9 @@ def _run(args: argparse.Namespace) -> int:
     print(f"tower · {result['preset']} · seed {result['seed']} · {result['fps']:g} fps · "
           f"{frames} · hold {result['hold_s']:g} s")
     print(f"throws {result['throws']}: read right {result['read_ok']}, misread "
-          f"{result['misread']}, cocked accepted {result['cocked_accepted']}")
+          f"{result['misread']}, cocked accepted {result['cocked_accepted']}, "
+          f"with a hand in the tray {result['hand_accepted']}, "
+          f"with a die out of it {result['outside_accepted']}")
     print("refused: " + (", ".join(f"{k} {v}" for k, v in result["refused"].items())
                          or "none"))
     print(f"clean throws accepted at their first settle: "

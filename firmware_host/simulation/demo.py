@@ -79,6 +79,8 @@ class DemoSummary:
     rethrow_reasons: dict[str, int] = field(default_factory=dict)
     misread: int = 0
     cocked_accepted: int = 0  # right faces, but a die lay cocked and the tower did not see it
+    hand_accepted: int = 0  # right faces, read while a hand lay in the tray or dice moved
+    outside_accepted: int = 0  # right faces, with a die out of the tray the tower let pass
     tokens_conserved: bool = True
     resumed: bool = False
     jams: int = 0
@@ -87,7 +89,8 @@ class DemoSummary:
     def to_json(self) -> dict[str, Any]:
         return {"games": self.games, "throws": self.throws, "rethrows": self.rethrows,
                 "rethrow_reasons": dict(self.rethrow_reasons), "misread": self.misread,
-                "cocked_accepted": self.cocked_accepted,
+                "cocked_accepted": self.cocked_accepted, "hand_accepted": self.hand_accepted,
+                "outside_accepted": self.outside_accepted,
                 "tokens_conserved": self.tokens_conserved, "resumed": self.resumed,
                 "jams": self.jams, "confirmed": self.confirmed}
 
@@ -325,9 +328,15 @@ class Demo:
             self.summary.misread += 1
             self.say(f"  ✗ misread: accepted {rolled}, the tray holds "
                      f"{truth.faces('roll')} + kept {truth.faces('keep')}")
-        elif not truth.clean:
+        elif any(d.leaning for d in truth.dice):
             self.summary.cocked_accepted += 1
             self.say("  ! accepted with a cocked die the camera did not see as cocked")
+        elif truth.hand or truth.moving:
+            self.summary.hand_accepted += 1
+            self.say("  ! accepted while a hand was in the tray")
+        elif not truth.clean:
+            self.summary.outside_accepted += 1
+            self.say("  ! accepted with a die out of the tray")
 
     def _token_for(self, row: Any) -> None:
         self.tokens.current = row.id
