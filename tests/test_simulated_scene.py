@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -93,18 +94,16 @@ def test_an_unknown_scene_is_refused(command: list[str],
 
 
 _ROLLED = (PlacedDie(4, (100.0, 100.0), 0.0, "roll"), PlacedDie(2, (160.0, 100.0), 0.0, "roll"))
+_ONE = PlacedDie(1, (210.0, 100.0), 0.0, "roll")
 
 
 @pytest.mark.parametrize(("truth", "counter"), [
-    (TrayTruth((*_ROLLED, PlacedDie(1, (210.0, 100.0), 0.0, "roll", leaning=True))),
-     "cocked_accepted"),
-    (TrayTruth((*_ROLLED, PlacedDie(1, (210.0, 100.0), 0.0, "roll")), hand=True),
-     "hand_accepted"),
-    (TrayTruth((*_ROLLED, PlacedDie(1, (210.0, 100.0), 0.0, "roll")), moving=True),
-     "hand_accepted"),
-    (TrayTruth((*_ROLLED, PlacedDie(1, (210.0, 100.0), 0.0, "roll"),
-                PlacedDie(5, (900.0, 100.0), 0.0, "outside"))), "outside_accepted"),
-    (TrayTruth((*_ROLLED, PlacedDie(1, (210.0, 100.0), 0.0, "roll"))), None),
+    (TrayTruth((*_ROLLED, replace(_ONE, leaning=True))), "cocked_accepted"),
+    (TrayTruth((*_ROLLED, _ONE), hand=True), "hand_accepted"),
+    (TrayTruth((*_ROLLED, _ONE), moving=True), "hand_accepted"),
+    (TrayTruth((*_ROLLED, _ONE, PlacedDie(5, (900.0, 100.0), 0.0, "outside"))),
+     "outside_accepted"),
+    (TrayTruth((*_ROLLED, _ONE)), None),
 ])
 def test_a_throw_accepted_from_a_tray_not_clean_is_counted_by_what_was_wrong(
         truth: TrayTruth, counter: str | None) -> None:

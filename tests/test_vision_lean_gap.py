@@ -52,8 +52,9 @@ def _still_throw(seed: int, cocked: bool):
     tray = SimulatedTray(scene="varied", seed=1000 + seed)
     faces = [int(v) for v in np.random.default_rng(seed).integers(1, 7, 3)]
     truth = tray.throw(faces, cocked=cocked)
-    for _ in range(12):
-        image, _, _ = tray.next_shot()
+    image, frame, _ = tray.next_shot()
+    while frame.moving:  # the dice tumbling in, until they lie still
+        image, frame, _ = tray.next_shot()
     return tray.noisy(image), truth, tray.profile()
 
 
