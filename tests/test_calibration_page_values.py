@@ -374,6 +374,11 @@ def test_a_die_corrected_in_a_browser(browser: Any, tower: RunningTower,  # noqa
         # pixels on a picture shown smaller).
         assert learnt[0][-1][1] == pytest.approx(spot, abs=3)
         until(lambda: job()["waiting"] or not job()["active"], "never asked")
+        # The page redraws when its poll brings the new question (the values' panel folds
+        # away, the buttons move up): a click made before that may land where the button was.
+        WebDriverWait(driver, STUCK).until(
+            lambda d: not job()["active"] or shown_code() == job()["waiting"],
+            "the page never showed the question")
         click("btn-calib-cancel")
         try:
             until(lambda: job()["waiting"] == "finish" or not job()["active"], "cancel unheard")
