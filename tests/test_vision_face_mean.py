@@ -10,7 +10,6 @@ import pytest
 
 from vision.face_net import INPUT_SIDE, FaceNet, to_input
 
-pytest.importorskip("onnx", reason="the training extra is not installed")
 torch = pytest.importorskip("torch", reason="the training extra is not installed")
 
 from vision.lab import net_training  # noqa: E402
@@ -43,10 +42,9 @@ def test_the_mean_gives_the_mean_logits_through_one_last_layer(tmp_path: Path) -
     weights, _ = joined.classifier()
     assert weights.shape == (7, 3 * FaceNet(paths[0]).classifier()[0].shape[1])
     np.testing.assert_allclose(_logits(joined, patches), np.mean(each, axis=0), atol=1e-4)
-    # What OpenCV computes for the file's output is that same last layer's.
-    joined._net.setInput(to_input(patches))
-    np.testing.assert_allclose(joined._net.forward().reshape(9, -1), np.mean(each, axis=0),
-                               atol=1e-4)
+    # What ONNX Runtime computes for the file's output is that same last layer's.
+    np.testing.assert_allclose(joined._net.run(to_input(patches)).reshape(9, -1),
+                               np.mean(each, axis=0), atol=1e-4)
 
 
 def test_bad_files_are_one_line_errors(tmp_path: Path, capsys) -> None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import cv2
 import numpy as np
 import pytest
 
-from vision import face_net
+from vision import face_net, finder, lean_net
 from vision.lab.render import random_tray, render_tray
+from vision.onnx_model import NetworkFileError
 from vision.readers import shipped
 from vision.straightening import straighten
 
@@ -69,11 +72,32 @@ def test_a_missing_model_file_is_a_clear_error(tmp_path) -> None:
         face_net.FaceNet(tmp_path / "none.onnx")
 
 
-def test_training_is_reproducible_and_exports_what_opencv_runs(tmp_path) -> None:
+def test_the_features_and_last_layer_give_the_networks_logits() -> None:
+    # A profile's adaptation refits the last layer on the features: both must be the ones the
+    # network computes its readings with.
+    net = face_net.FaceNet(face_net.DEFAULT_MODEL)
+    patches, _ = rendered_patches(range(40, 42))
+    weights, biases = net.classifier()
+    logits = net.features(patches) @ weights.T + biases
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(e / e.sum(axis=1, keepdims=True), net.probabilities(patches),
+                               atol=1e-5)
+
+
+@pytest.mark.parametrize("model", ["junk", "finder", "lean"])
+def test_a_file_that_holds_no_face_network_is_a_clear_error(tmp_path, model) -> None:
+    path = {"finder": finder.DEFAULT_MODEL, "lean": lean_net.DEFAULT_MODEL}.get(model)
+    if path is None:
+        path = tmp_path / "junk.onnx"
+        path.write_bytes(b"not a network")
+    with pytest.raises(NetworkFileError, match=re.escape(f"face network model {path}")):
+        face_net.FaceNet(path)
+
+
+def test_training_is_reproducible_and_exports_what_onnx_runtime_runs(tmp_path) -> None:
     torch = pytest.importorskip(
         "torch", reason="training needs PyTorch: pip install -e '.[train]' (make train-deps)"
     )
-    pytest.importorskip("onnx", reason="export needs onnx: pip install -e '.[train]'")
     from vision.lab import face_net_train
 
     samples = face_net_train.rendered_samples(range(100_000, 100_004))

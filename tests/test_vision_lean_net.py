@@ -138,11 +138,10 @@ def test_a_die_with_no_other_near_is_checked_too() -> None:
     assert sorted(d.value for d in vision.read_dice(shot.image, readers=flat)) == [3, 5]
 
 
-def test_training_is_reproducible_and_exports_what_opencv_runs(tmp_path) -> None:
+def test_training_is_reproducible_and_exports_what_onnx_runtime_runs(tmp_path) -> None:
     torch = pytest.importorskip(
         "torch", reason="training needs PyTorch: pip install -e '.[train]' (make train-deps)"
     )
-    pytest.importorskip("onnx", reason="export needs onnx: pip install -e '.[train]'")
     from vision.lab import lean_net_train
 
     samples = lean_net_train.rendered_samples(range(200_000, 200_004), log=lambda *a: None)

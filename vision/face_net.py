@@ -4,7 +4,7 @@ It sees the same patch as the pip readers (`vision.straightening.straighten`: th
 face ``PATCH_SIDE`` px wide in the middle of a ``PATCH_SIDE * PATCH_SCALE`` square) and answers
 with a probability for "no readable face" and for each value 1..6. It is trained by
 ``python -m vision.lab.face_net_train`` (reproducibly, from the dice-photos dataset and rendered
-dice) and runs through OpenCV's DNN module alone, from the ONNX file shipped beside this
+dice) and runs on ONNX Runtime (`vision.onnx_model`), from the ONNX file shipped beside this
 module. The pipeline trusts it only where the classical readers agree with it or leave the
 die open; see `vision.combined.combined_reading`.
 """
@@ -15,12 +15,12 @@ import hashlib
 import os
 from functools import cached_property
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
 
-from vision.onnx_model import load_onnx, standardised
+from vision.onnx_model import NetworkFileError, OnnxNetwork, load_model, standardised
 
 #: Side of the network's input (the straightened patch is reduced to this size).
 INPUT_SIDE = 32
@@ -59,18 +59,22 @@ class FaceReader(Protocol):
 
 
 class FaceNet:
-    """An ONNX face classifier loaded into OpenCV's DNN module."""
+    """An ONNX face classifier run by ONNX Runtime (`vision.onnx_model`). Its last layer is a
+    fully connected one (ONNX's Gemm) whose input, the features, is exposed as well: a
+    profile's adaptation refits that layer on them (`vision.adaptation`)."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
-        self._net = load_onnx(self.path, "face network")
+        model = load_model(self.path, "face network")
+        self._features, self._weights, self._biases = _last_layer(model, self.path)
+        self._net = OnnxNetwork(model, "face network", outputs=(self._features,))
 
     def probabilities(self, patches: list[np.ndarray]) -> np.ndarray:
         """(N, 7) class probabilities (see `CLASSES`) for straightened BGR patches."""
         if not patches:
             return np.zeros((0, len(CLASSES)), np.float32)
-        self._net.setInput(to_input(patches))
-        logits = np.asarray(self._net.forward(), dtype=np.float64).reshape(len(patches), -1)
+        logits = np.asarray(self._net.run(to_input(patches)), np.float64)
+        logits = logits.reshape(len(patches), -1)
         logits -= logits.max(axis=1, keepdims=True)
         e = np.exp(logits)
         return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
@@ -80,25 +84,37 @@ class FaceNet:
         """The model file's SHA-256 (hex): what a profile's adaptation was computed with."""
         return hashlib.sha256(self.path.read_bytes()).hexdigest()
 
-    @cached_property
-    def _head(self) -> tuple[str, str]:
-        """(the layer before the classifier, the classifier): the last fully connected layer."""
-        names = list(self._net.getLayerNames())
-        last = max(k for k, name in enumerate(names)
-                   if self._net.getLayer(name).type in ("Gemm", "InnerProduct"))
-        return names[last - 1], names[last]
-
     def classifier(self) -> tuple[np.ndarray, np.ndarray]:
         """The last layer's weights (classes, features) and biases (classes,): the logits are
         ``features @ weights.T + biases``."""
-        layer = self._head[1]
-        weights = np.asarray(self._net.getParam(layer, 0), np.float64)
-        return weights, np.asarray(self._net.getParam(layer, 1), np.float64).ravel()
+        return self._weights.copy(), self._biases.copy()
 
     def features(self, patches: list[np.ndarray]) -> np.ndarray:
         """(N, F) what the classifier sees of straightened BGR patches."""
         if not patches:
-            return np.zeros((0, self.classifier()[0].shape[1]), np.float64)
-        self._net.setInput(to_input(patches))
-        out = np.asarray(self._net.forward(self._head[0]), np.float64)
+            return np.zeros((0, self._weights.shape[1]), np.float64)
+        out = np.asarray(self._net.run(to_input(patches), self._features), np.float64)
         return out.reshape(len(patches), -1)
+
+
+def _last_layer(model: Any, path: Path) -> tuple[str, np.ndarray, np.ndarray]:
+    """(the name of the features tensor, weights (classes, features), biases (classes,)) of
+    the model's last fully connected layer, as it computes it (ONNX Gemm: alpha, beta and
+    transB taken in). `NetworkFileError` when the model ends in no such layer."""
+    from onnx import helper, numpy_helper
+
+    graph = model.graph
+    stored = {t.name: t for t in graph.initializer}
+    last = next((node for node in graph.node if node.output[0] == graph.output[0].name), None)
+    if (last is None or last.op_type != "Gemm" or len(last.input) < 3
+            or not all(name in stored for name in last.input[1:3])):
+        raise NetworkFileError(f"face network model {path}: no fully connected last layer")
+    attrs = {a.name: helper.get_attribute_value(a) for a in last.attribute}
+    weights = numpy_helper.to_array(stored[last.input[1]]).astype(np.float64)
+    if not attrs.get("transB", 0):
+        weights = weights.T
+    if attrs.get("transA", 0):
+        raise NetworkFileError(f"face network model {path}: a last layer of another kind")
+    biases = numpy_helper.to_array(stored[last.input[2]]).astype(np.float64).ravel()
+    return (last.input[0], attrs.get("alpha", 1.0) * weights,
+            attrs.get("beta", 1.0) * np.broadcast_to(biases, (weights.shape[0],)).copy())

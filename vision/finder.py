@@ -7,8 +7,8 @@ there, where in the cell, how large the face is, how it is turned, and whether t
 (one die size, one threshold) can lose a tray's dice at once.
 
 It is trained by ``python -m vision.lab.finder_train`` (rendered trays of many kinds of dice,
-floors and light, and the dice-photos dataset with augmentation) and runs through OpenCV's DNN
-module from the ONNX file shipped beside this module, like the face network.
+floors and light, and the dice-photos dataset with augmentation) and runs on ONNX Runtime
+(`vision.onnx_model`) from the ONNX file shipped beside this module, like the face network.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.onnx_model import load_onnx
+from vision.onnx_model import OnnxNetwork
 
 #: Longer side of the frame as the network sees it.
 INPUT_SIDE = 320
@@ -136,17 +136,16 @@ def _inside(point: tuple[float, float], spot: Spot) -> bool:
 
 
 class DieFinder:
-    """An ONNX die finder loaded into OpenCV's DNN module."""
+    """An ONNX die finder run by ONNX Runtime (`vision.onnx_model`)."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
-        self._net = load_onnx(self.path, "die finder")
+        self._net = OnnxNetwork.load(self.path, "die finder")
 
     def raw(self, bgr: np.ndarray) -> tuple[np.ndarray, float]:
         """The network's output for a BGR frame, and the frame's scale to the input."""
         x, scale = to_input(bgr)
-        self._net.setInput(x)
-        return np.asarray(self._net.forward()), scale
+        return np.asarray(self._net.run(x)), scale
 
     def find(self, bgr: np.ndarray, at: float = FIND_AT) -> list[Spot]:
         """Every die top face in a BGR frame whose belief is at least ``at``, surest first."""

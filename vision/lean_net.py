@@ -9,7 +9,7 @@ die is cut with the image centre straight up and its distance from it as a fourt
 and the network learns where a flat die's side faces may show.
 
 It is trained by ``python -m vision.lab.lean_net_train`` (reproducibly, on rendered trays with
-leaning dice and on the dataset's real flat dice) and runs through OpenCV's DNN module alone.
+leaning dice and on the dataset's real flat dice) and runs on ONNX Runtime (`vision.onnx_model`).
 `vision.pipeline.check_lean` asks it about every read die: a die leaning on the tray's wall
 has no other die beside it (asked of every die, it calls no more of the dataset's real dice
 cocked than when asked only of dice beside another: docs/lab/vision-finder.md).
@@ -24,7 +24,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.onnx_model import load_onnx, standardised
+from vision.onnx_model import OnnxNetwork, standardised
 
 #: Side of the network's input.
 INPUT_SIDE = 32
@@ -82,16 +82,16 @@ def to_input(patches: list[np.ndarray], distances: list[float]) -> np.ndarray:
 
 
 class LeanNet:
-    """An ONNX lean classifier loaded into OpenCV's DNN module."""
+    """An ONNX lean classifier run by ONNX Runtime (`vision.onnx_model`)."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
-        self._net = load_onnx(self.path, "lean network")
+        self._net = OnnxNetwork.load(self.path, "lean network")
 
     def leaning(self, patches: list[np.ndarray], distances: list[float]) -> np.ndarray:
         """(N,) probabilities that each die (a `lean_patch` and its distance) leans."""
         if not patches:
             return np.zeros(0, np.float32)
-        self._net.setInput(to_input(patches, distances))
-        logits = np.asarray(self._net.forward(), dtype=np.float64).reshape(len(patches), 2)
+        logits = np.asarray(self._net.run(to_input(patches, distances)), np.float64)
+        logits = logits.reshape(len(patches), 2)
         return (1.0 / (1.0 + np.exp(logits[:, 0] - logits[:, 1]))).astype(np.float32)

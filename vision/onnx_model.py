@@ -1,27 +1,82 @@
-"""What the project's networks share at run time: loading their ONNX models into OpenCV's DNN
-module, the only runtime they need, and standardising the patches they are shown."""
+"""What the project's networks share at run time: their ONNX models, run by ONNX Runtime, and
+the standardising of the patches they are shown.
+
+ONNX Runtime runs these small networks three to four times faster than OpenCV's DNN module
+on one core (`docs/lab/vision-notebook.md`, "Speed"), with the same outputs to a few millionths. The
+``onnx`` package reads the model file: the face network's last layer is read from it, and
+its features are added as a second output, for a profile's adaptation (`vision.adaptation`).
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
-import cv2
 import numpy as np
 
 
-def load_onnx(path: str | os.PathLike[str], what: str) -> cv2.dnn.Net:
-    """The network in the ONNX file ``path``; FileNotFoundError naming ``what`` when absent.
+class NetworkFileError(ValueError):
+    """A file that holds no ONNX network this project can run (the message names it)."""
 
-    OpenCV 5's classic engine runs these small networks in about 60 % of the time its new
-    engine takes (OpenCV 4 has only the classic one).
-    """
+
+def load_model(path: str | os.PathLike[str], what: str) -> Any:
+    """The ONNX model (an ``onnx.ModelProto``) in the file ``path``. FileNotFoundError naming
+    ``what`` when the file is absent; `NetworkFileError` when it holds no model."""
+    import onnx  # loaded with the first network, not with the command line
+
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{what} model not found: {path}")
-    classic = getattr(cv2.dnn, "ENGINE_CLASSIC", None)
-    return (cv2.dnn.readNetFromONNX(str(path)) if classic is None
-            else cv2.dnn.readNetFromONNX(str(path), classic))
+    try:
+        return onnx.load(str(path))
+    except Exception as exc:  # protobuf's DecodeError and kin: one kind for callers
+        raise NetworkFileError(f"{what} model {path}: no ONNX network "
+                               f"({type(exc).__name__})") from None
+
+
+class OnnxNetwork:
+    """An ONNX model run by ONNX Runtime on one thread.
+
+    One thread: the tower reads one frame at a time, these networks are small enough that a
+    second thread gains them little, and a Raspberry Pi's other cores serve the camera and the
+    scoreboard meanwhile. ``outputs``: inner tensors to expose besides the model's own
+    outputs (by name, as `run` asks for them). `NetworkFileError` naming ``what`` when
+    ONNX Runtime cannot run the model."""
+
+    def __init__(self, model: Any, what: str, outputs: tuple[str, ...] = ()) -> None:
+        import onnx
+        import onnxruntime
+
+        for name in outputs:
+            model.graph.output.append(onnx.helper.make_tensor_value_info(
+                name, onnx.TensorProto.FLOAT, None))
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3  # errors only: a reading is no place for notices
+        try:
+            self._session = onnxruntime.InferenceSession(
+                model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # ONNX Runtime's own kinds: one kind for callers
+            raise NetworkFileError(f"{what} model: ONNX Runtime cannot run it "
+                                   f"({type(exc).__name__})") from None
+        self._input = self._session.get_inputs()[0].name
+        self.output = self._session.get_outputs()[0].name
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], what: str) -> OnnxNetwork:
+        """The network in the file ``path`` (errors as `load_model`'s)."""
+        try:
+            return cls(load_model(path, what), what)
+        except NetworkFileError:
+            raise NetworkFileError(f"{what} model {path}: no ONNX network this project can "
+                                   "run") from None
+
+    def run(self, x: np.ndarray, output: str | None = None) -> np.ndarray:
+        """The network's first output for the input ``x`` (float32), or the tensor ``output``
+        (one of the model's outputs or of those asked for at loading)."""
+        return self._session.run([output or self.output], {self._input: x})[0]
 
 
 def standardised(patches: np.ndarray) -> np.ndarray:

@@ -154,15 +154,14 @@ def usage_error(args: argparse.Namespace) -> str | None:
 
 def named_readers(args: argparse.Namespace) -> Readers:
     """The networks ``--face``, ``--finder`` and ``--lean`` name (the shipped ones where none
-    is named); ValueError naming a file that holds no network OpenCV reads."""
-    # OpenCV and the networks load when a bench runs, not when the command line is parsed.
-    import cv2
-
+    is named); ValueError naming a file that holds no network this project can run."""
+    # The networks load when a bench runs, not when the command line is parsed.
+    from vision.onnx_model import NetworkFileError
     from vision.readers import Readers
 
     try:
         return Readers.from_files(face=args.face, finder=args.finder, lean=args.lean)
-    except cv2.error:
+    except NetworkFileError:
         raise ValueError(_unreadable(args)) from None
 
 
@@ -170,17 +169,16 @@ def readers_for(args: argparse.Namespace, sources: Iterable[str]) -> dict[str, R
     """The networks to read each source's photos with: those trained without that source
     (``--loso``, with the lean check ``--lean`` names), or the `named_readers`, each file
     loaded once. FileNotFoundError saying in one line what is missing; ValueError naming a
-    file that holds no network OpenCV reads."""
-    import cv2
-
+    file that holds no network this project can run."""
     from vision.lab.loso import left_out
+    from vision.onnx_model import NetworkFileError
 
     if not args.loso:
         return dict.fromkeys(sources, named_readers(args))
     try:
         return {source: left_out(Path(args.loso), source, args.lean)
                 for source in sorted(set(sources))}
-    except cv2.error:
+    except NetworkFileError:
         raise ValueError(_unreadable(args)) from None
 
 
@@ -189,7 +187,7 @@ def _unreadable(args: argparse.Namespace) -> str:
     named = [f"--{option} {getattr(args, option)}" for option in NETWORKS
              if getattr(args, option)]
     named += [f"--loso {args.loso}"] if args.loso else []
-    return f"{', '.join(named)}: a network file there is no ONNX network OpenCV can read"
+    return f"{', '.join(named)}: a network file there is no ONNX network this project can run"
 
 
 def _named(args: argparse.Namespace) -> dict[str, str]:

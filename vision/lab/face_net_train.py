@@ -7,7 +7,7 @@ Usage::
                                         [--faint-levels LOW HIGH] [--no-dots] [--cloths N]
 
 Needs the training extra (``pip install -e '.[train]'``: PyTorch and onnx); the product itself
-runs the result through OpenCV alone. Same dataset, seed and library versions, same model.
+runs the result on ONNX Runtime alone. Same dataset, seed and library versions, same model.
 
 Samples are cut the way the pipeline sees dice: every image goes through
 `vision.pipeline.prepare` (with the shipped die finder, or the one ``--finder`` names: the

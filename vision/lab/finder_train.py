@@ -4,7 +4,7 @@ The finder learns from rendered trays of every kind of dice, floor and light the
 draws, and from the dice-photos dataset's photos, each shown turned, mirrored, scaled and
 relit at random (`vision.lab.finder_data`). ``--leave-out SOURCE`` trains without one of the
 dataset's sources, so that source can judge a finder that never saw it. PyTorch is imported
-only here: the product runs the exported ONNX file through OpenCV alone.
+only here: the product runs the exported ONNX file on ONNX Runtime alone.
 """
 
 from __future__ import annotations

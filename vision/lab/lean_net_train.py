@@ -6,7 +6,7 @@ Usage::
                                         [--face FILE] [--finder FILE]
 
 Needs the training extra (``pip install -e '.[train]'``: PyTorch and onnx); the product itself
-runs the result through OpenCV alone. Same seed and library versions, same model.
+runs the result on ONNX Runtime alone. Same seed and library versions, same model.
 
 Leaning dice come from rendered trays (`vision.lab.render`, seeds far from those of the tests),
 which vary the camera's height (how wide a flat die's side faces show), the image size, die

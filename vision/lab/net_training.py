@@ -1,10 +1,10 @@
 """What the training scripts of the face network and the lean check share.
 
 The training loop (class-balanced loss, AdamW with a one-cycle schedule, deterministic
-algorithms), the ONNX export OpenCV's DNN module reads, and the command line's common
-options and setup, with the networks a script cuts its samples with (`add_networks`).
-PyTorch is imported only inside these functions: the product runs the models through OpenCV
-alone and does not need it installed.
+algorithms), the ONNX export the product runs, and the command line's common options and
+setup, with the networks a script cuts its samples with (`add_networks`). PyTorch is
+imported only inside these functions: the product runs the models on ONNX Runtime alone and
+does not need it installed.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import numpy as np
 from vision.image_io import ImageError, load_image
 from vision.lab.networks import NETWORKS
 from vision.lab.scoring import DEFAULT_DATASET, half_of, load_manifest
+from vision.onnx_model import NetworkFileError
 from vision.readers import Readers
 
 BATCH = 128
@@ -162,13 +163,13 @@ def add_networks(p: argparse.ArgumentParser, *names: str) -> None:
 
 def readers(args: argparse.Namespace) -> Readers:
     """The networks the options of `add_networks` name (the shipped ones where none is named);
-    FileNotFoundError, or ValueError for a file that holds no network OpenCV reads."""
+    FileNotFoundError, or ValueError for a file that holds no network this project can run."""
     files = {name: getattr(args, name, None) for name in NETWORKS}
     try:
         return Readers.from_files(**files)
-    except cv2.error:
+    except NetworkFileError:
         named = " or ".join(str(f) for f in files.values() if f)
-        raise ValueError(f"{named}: no ONNX network OpenCV can read") from None
+        raise ValueError(f"{named}: no ONNX network this project can run") from None
 
 
 def setup(threads: int, dataset: Path) -> str | None:
