@@ -67,7 +67,8 @@ class FaceNet:
         self.path = Path(path)
         model = load_model(self.path, "face network")
         self._features, self._weights, self._biases = _last_layer(model, self.path)
-        self._net = OnnxNetwork(model, "face network", outputs=(self._features,))
+        self._net = OnnxNetwork(model, f"face network model {self.path}",
+                                outputs=(self._features,))
 
     def probabilities(self, patches: list[np.ndarray]) -> np.ndarray:
         """(N, 7) class probabilities (see `CLASSES`) for straightened BGR patches."""
@@ -105,7 +106,8 @@ def _last_layer(model: Any, path: Path) -> tuple[str, np.ndarray, np.ndarray]:
 
     graph = model.graph
     stored = {t.name: t for t in graph.initializer}
-    last = next((node for node in graph.node if node.output[0] == graph.output[0].name), None)
+    ends = {o.name for o in graph.output[:1]}
+    last = next((node for node in graph.node if set(node.output[:1]) & ends), None)
     if (last is None or last.op_type != "Gemm" or len(last.input) < 3
             or not all(name in stored for name in last.input[1:3])):
         raise NetworkFileError(f"face network model {path}: no fully connected last layer")

@@ -20,6 +20,9 @@ class NetworkFileError(ValueError):
     """A file that holds no ONNX network this project can run (the message names it)."""
 
 
+NO_NETWORK = "no ONNX network this project can run"
+
+
 def load_model(path: str | os.PathLike[str], what: str) -> Any:
     """The ONNX model (an ``onnx.ModelProto``) in the file ``path``. FileNotFoundError naming
     ``what`` when the file is absent; `NetworkFileError` when it holds no model."""
@@ -31,20 +34,20 @@ def load_model(path: str | os.PathLike[str], what: str) -> Any:
     try:
         return onnx.load(str(path))
     except Exception as exc:  # protobuf's DecodeError and kin: one kind for callers
-        raise NetworkFileError(f"{what} model {path}: no ONNX network "
-                               f"({type(exc).__name__})") from None
+        problem = f"{NO_NETWORK} ({type(exc).__name__})"
+        raise NetworkFileError(f"{what} model {path}: {problem}") from None
 
 
 class OnnxNetwork:
     """An ONNX model run by ONNX Runtime on one thread.
 
-    One thread: the tower reads one frame at a time, these networks are small enough that a
-    second thread gains them little, and a Raspberry Pi's other cores serve the camera and the
-    scoreboard meanwhile. ``outputs``: inner tensors to expose besides the model's own
-    outputs (by name, as `run` asks for them). `NetworkFileError` naming ``what`` when
-    ONNX Runtime cannot run the model."""
+    One thread: the tower reads one frame at a time, and a Raspberry Pi's other cores serve
+    the camera and the scoreboard meanwhile. ``outputs``: inner tensors to expose besides the
+    model's own outputs (by name, as `run` asks for them). ``named`` says which model it is
+    ("face network model PATH") in the `NetworkFileError` raised when ONNX Runtime cannot
+    run it."""
 
-    def __init__(self, model: Any, what: str, outputs: tuple[str, ...] = ()) -> None:
+    def __init__(self, model: Any, named: str, outputs: tuple[str, ...] = ()) -> None:
         import onnx
         import onnxruntime
 
@@ -59,19 +62,14 @@ class OnnxNetwork:
             self._session = onnxruntime.InferenceSession(
                 model.SerializeToString(), options, providers=["CPUExecutionProvider"])
         except Exception as exc:  # ONNX Runtime's own kinds: one kind for callers
-            raise NetworkFileError(f"{what} model: ONNX Runtime cannot run it "
-                                   f"({type(exc).__name__})") from None
+            raise NetworkFileError(f"{named}: {NO_NETWORK} ({type(exc).__name__})") from None
         self._input = self._session.get_inputs()[0].name
         self.output = self._session.get_outputs()[0].name
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], what: str) -> OnnxNetwork:
         """The network in the file ``path`` (errors as `load_model`'s)."""
-        try:
-            return cls(load_model(path, what), what)
-        except NetworkFileError:
-            raise NetworkFileError(f"{what} model {path}: no ONNX network this project can "
-                                   "run") from None
+        return cls(load_model(path, what), f"{what} model {path}")
 
     def run(self, x: np.ndarray, output: str | None = None) -> np.ndarray:
         """The network's first output for the input ``x`` (float32), or the tensor ``output``
