@@ -1,10 +1,11 @@
 """What the project's networks share at run time: their ONNX models, run by ONNX Runtime, and
 the standardising of the patches they are shown.
 
-ONNX Runtime runs these small networks three to four times faster than OpenCV's DNN module
-on one core (`docs/lab/vision-notebook.md`, "Speed"), with the same outputs to a few millionths. The
-``onnx`` package reads the model file: the face network's last layer is read from it, and
-its features are added as a second output, for a profile's adaptation (`vision.adaptation`).
+ONNX Runtime runs these small networks two to three times faster than OpenCV's DNN module
+on one core, its outputs within 2e-5 of OpenCV's (`docs/lab/vision-notebook.md`, "Speed").
+The ``onnx`` package reads the model file: the face network's last layer is read from it,
+and its features are added as a second output, for a profile's adaptation
+(`vision.adaptation`).
 """
 
 from __future__ import annotations
