@@ -25,8 +25,8 @@ test: $(STAMP) browser broker
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-# PyTorch and onnx, to train the face network and to run its training test (which skips
-# without them): `make train-deps test`.
+# PyTorch, to train the face network and to run its training test (which skips
+# without it): `make train-deps test`.
 train-deps: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[train]'
 

@@ -6,7 +6,7 @@ Usage::
                                         [--finder FILE] [--varied N] [--tower N] [--faint N]
                                         [--faint-levels LOW HIGH] [--no-dots] [--cloths N]
 
-Needs the training extra (``pip install -e '.[train]'``: PyTorch and onnx); the product itself
+Needs the training extra (``pip install -e '.[train]'``: PyTorch); the product itself
 runs the result on ONNX Runtime alone. Same dataset, seed and library versions, same model.
 
 Samples are cut the way the pipeline sees dice: every image goes through

@@ -179,7 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         import torch
     except ImportError:
-        print("finder_train: training needs PyTorch and onnx: pip install -e '.[train]'",
+        print("finder_train: training needs PyTorch: pip install -e '.[train]'",
               file=sys.stderr)
         return 2
     torch.set_num_threads(max(1, args.threads))

@@ -5,7 +5,7 @@ Usage::
     python -m vision.lab.lean_net_train [DATASET] [--half even|odd|all] [--out FILE] [--seed N]
                                         [--face FILE] [--finder FILE]
 
-Needs the training extra (``pip install -e '.[train]'``: PyTorch and onnx); the product itself
+Needs the training extra (``pip install -e '.[train]'``: PyTorch); the product itself
 runs the result on ONNX Runtime alone. Same seed and library versions, same model.
 
 Leaning dice come from rendered trays (`vision.lab.render`, seeds far from those of the tests),

@@ -177,7 +177,7 @@ def setup(threads: int, dataset: Path) -> str | None:
     try:
         import torch
     except ImportError:
-        return "training needs PyTorch and onnx: pip install -e '.[train]'"
+        return "training needs PyTorch: pip install -e '.[train]'"
     torch.set_num_threads(max(1, threads))
     cv2.setNumThreads(1)
     if not (dataset / "manifest.json").is_file():
