@@ -77,6 +77,7 @@ def test_the_simulated_tower_passes(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert {name for name, (state, _) in checks.items() if state == "OK"} >= {
         "configuration", "camera", "journal", "scoreboard", "clock", "disk"}
     assert checks["camera"][1] == "simulated: 3 frames of 640x480"
+    assert checks["networks"][0] == "OK" and "ONNX Runtime" in checks["networks"][1]
     assert checks["temperature"][0] == "SKIP" and checks["power"][0] == "SKIP"
     assert checks["pins"][0] == "SKIP" and "mock pins" in checks["pins"][1]
     assert not (tmp_path / "journal.sqlite3").exists()  # looked at, never made
@@ -144,6 +145,20 @@ def test_the_journal_option_is_the_one_checked(tmp_path: Path,
     code, checks, _ = _doctor(capsys, _config(tmp_path), "--journal",
                               str(tmp_path / "a-file" / "j.sqlite3"))
     assert code == 1 and checks["journal"][0] == "FAIL"
+
+
+def test_networks_that_do_not_load_fail_with_the_fix(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision
+
+    def no_runtime() -> None:  # as on a 32-bit system, where pip found no ONNX Runtime
+        raise ModuleNotFoundError("No module named 'onnxruntime'")
+
+    monkeypatch.setattr(vision, "shipped_readers", no_runtime)
+    code, checks, out = _doctor(capsys, _config(tmp_path))
+    assert code == 1 and checks["networks"][0] == "FAIL"
+    assert "onnxruntime" in checks["networks"][1] and "64-bit system" in out
 
 
 def test_a_missing_profile_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -5,7 +5,8 @@
 Each check is one line, OK, FAIL (with a one-line fix under it) or SKIP (with why): the
 configuration; the camera found and delivering frames; the calibration profile present and
 fitting the camera's pictures; the pin factory and every pin of the pin map; the journal
-writable; the scoreboard's port free; the clock; disk space; the CPU temperature and the Pi's
+writable; the scoreboard's port free; the vision's networks loading and reading; the clock;
+disk space; the CPU temperature and the Pi's
 under-voltage and throttling flags (`vcgencmd get_throttled`), where the machine reports them.
 The exit status is 0 when nothing failed (skipped checks do not fail), else 1; 2 for a bad
 option. Run it with the tower stopped: a running tower holds the camera, the pins and the port.
@@ -54,8 +55,8 @@ class Check:
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "doctor", help="check this machine is ready to run the tower",
-        description="Check the camera, pins, profile, journal, scoreboard port, clock, disk, "
-        "temperature and power, one line each; exit 0 when nothing failed.")
+        description="Check the camera, pins, profile, journal, scoreboard port, networks, "
+        "clock, disk, temperature and power, one line each; exit 0 when nothing failed.")
     parser.add_argument("--config", type=Path, default=None,
                         help="the tower's configuration (default: ~/dicetower/tower.toml)")
     parser.add_argument("--journal", type=Path, default=None,
@@ -105,7 +106,8 @@ def run_checks(path: Path, *, journal: Path | None = None) -> list[Check]:
         camera, shape = check_camera(config)
         checks += [camera, check_profile(config, shape), *check_pins(config),
                    check_journal(config.journal), check_port(config.host, config.port)]
-    checks += [check_clock(), check_disk(config.journal if config else Path.home(),
+    checks += [check_networks(), check_clock(),
+               check_disk(config.journal if config else Path.home(),
                                          config.max_images_mb if config else 0),
                check_temperature(), check_power()]
     return checks
@@ -153,6 +155,25 @@ def check_profile(config: Any, shape: tuple[int, int] | None) -> Check:
     except ValueError as exc:
         return Check("profile", "fail", f"{config.profile}: {exc}", fix)
     return Check("profile", "ok", f"{config.profile} fits {shape[1]}x{shape[0]}")
+
+
+def check_networks() -> Check:
+    """The shipped networks (die finder, face network, lean check) load on ONNX Runtime and
+    read a frame: a 32-bit system, where ONNX Runtime has no wheels, fails here."""
+    import numpy as np
+
+    fix = ("install the project again (pip install ~/dicetower/src[pi]) on a 64-bit system: "
+           "ONNX Runtime runs the networks and has wheels for arm64 and x86-64")
+    try:
+        import onnxruntime
+
+        from vision import read_dice, shipped_readers
+
+        read_dice(np.full((240, 320, 3), 90, np.uint8), readers=shipped_readers())
+    except (ImportError, OSError, ValueError) as exc:  # a missing library, model or file
+        return Check("networks", "fail", f"{type(exc).__name__}: {exc}".splitlines()[0], fix)
+    return Check("networks", "ok", f"die finder, face network and lean check read "
+                 f"(ONNX Runtime {onnxruntime.__version__})")
 
 
 def check_pins(config: Any) -> list[Check]:
