@@ -9,7 +9,6 @@ import pytest
 
 from vision.lean_net import DEFAULT_MODEL, INPUT_SIDE, LeanNet
 
-pytest.importorskip("onnx", reason="the training extra is not installed")
 torch = pytest.importorskip("torch", reason="the training extra is not installed")
 
 from vision.lab import net_training  # noqa: E402

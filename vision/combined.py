@@ -187,7 +187,7 @@ def no_face_every_way(patches: list[np.ndarray], no_faces: list[float], net: Fac
     by a quarter gives the network another belief by a few points, and a decision made on
     one view came and went with the photo's turns. The mean over all eight is the same
     however the photo is turned or mirrored. Every patch's views go through the network in
-    one pass (OpenCV sets the network up anew for each new batch size)."""
+    one call of the network."""
     if not patches:
         return np.zeros(0)
     views = [view for patch in patches for view in other_views(patch)]

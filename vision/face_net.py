@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
@@ -66,7 +67,8 @@ class FaceNet:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         model = load_model(self.path, "face network")
-        self._features, self._weights, self._biases = _last_layer(model, self.path)
+        head = last_layer(model, self.path)
+        self._features, self._weights, self._biases = head.features, head.weights, head.biases
         self._net = OnnxNetwork(model, f"face network model {self.path}",
                                 outputs=(self._features,))
 
@@ -98,10 +100,26 @@ class FaceNet:
         return out.reshape(len(patches), -1)
 
 
-def _last_layer(model: Any, path: Path) -> tuple[str, np.ndarray, np.ndarray]:
-    """(the name of the features tensor, weights (classes, features), biases (classes,)) of
-    the model's last fully connected layer, as it computes it (ONNX Gemm: alpha, beta and
-    transB taken in). `NetworkFileError` when the model ends in no such layer."""
+@dataclass(frozen=True)
+class LastLayer:
+    """A face network's last fully connected layer: the ONNX node computing the logits, and
+    its weights (classes, features) and biases (classes,) as it computes them."""
+
+    node: Any
+    weights: np.ndarray
+    biases: np.ndarray
+
+    @property
+    def features(self) -> str:
+        """The name of the tensor the layer reads: the features."""
+        return str(self.node.input[0])
+
+
+def last_layer(model: Any, path: str | os.PathLike[str]) -> LastLayer:
+    """The last fully connected layer (ONNX Gemm: alpha, beta and transB taken in) of the face
+    network ``model`` (an ``onnx.ModelProto``, read from ``path``): what a profile's
+    adaptation refits, and what `vision.lab.face_mean` joins. `NetworkFileError` when the
+    model's output is computed by no such layer."""
     from onnx import helper, numpy_helper
 
     graph = model.graph
@@ -112,11 +130,11 @@ def _last_layer(model: Any, path: Path) -> tuple[str, np.ndarray, np.ndarray]:
             or not all(name in stored for name in last.input[1:3])):
         raise NetworkFileError(f"face network model {path}: no fully connected last layer")
     attrs = {a.name: helper.get_attribute_value(a) for a in last.attribute}
+    if attrs.get("transA", 0):
+        raise NetworkFileError(f"face network model {path}: a last layer of another kind")
     weights = numpy_helper.to_array(stored[last.input[1]]).astype(np.float64)
     if not attrs.get("transB", 0):
         weights = weights.T
-    if attrs.get("transA", 0):
-        raise NetworkFileError(f"face network model {path}: a last layer of another kind")
     biases = numpy_helper.to_array(stored[last.input[2]]).astype(np.float64).ravel()
-    return (last.input[0], attrs.get("alpha", 1.0) * weights,
-            attrs.get("beta", 1.0) * np.broadcast_to(biases, (weights.shape[0],)).copy())
+    return LastLayer(last, attrs.get("alpha", 1.0) * weights,
+                     attrs.get("beta", 1.0) * np.broadcast_to(biases, (weights.shape[0],)))

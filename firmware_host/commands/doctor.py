@@ -6,8 +6,8 @@ Each check is one line, OK, FAIL (with a one-line fix under it) or SKIP (with wh
 configuration; the camera found and delivering frames; the calibration profile present and
 fitting the camera's pictures; the pin factory and every pin of the pin map; the journal
 writable; the scoreboard's port free; the vision's networks loading and reading; the clock;
-disk space; the CPU temperature and the Pi's
-under-voltage and throttling flags (`vcgencmd get_throttled`), where the machine reports them.
+disk space; the CPU temperature and the Pi's under-voltage and throttling flags (`vcgencmd
+get_throttled`), where the machine reports them.
 The exit status is 0 when nothing failed (skipped checks do not fail), else 1; 2 for a bad
 option. Run it with the tower stopped: a running tower holds the camera, the pins and the port.
 """
@@ -108,7 +108,7 @@ def run_checks(path: Path, *, journal: Path | None = None) -> list[Check]:
                    check_journal(config.journal), check_port(config.host, config.port)]
     checks += [check_networks(), check_clock(),
                check_disk(config.journal if config else Path.home(),
-                                         config.max_images_mb if config else 0),
+                          config.max_images_mb if config else 0),
                check_temperature(), check_power()]
     return checks
 

@@ -184,10 +184,12 @@ def readers_for(args: argparse.Namespace, sources: Iterable[str]) -> dict[str, R
 
 def _unreadable(args: argparse.Namespace) -> str:
     """That a network file named cannot be read, in one line."""
+    from vision.onnx_model import NO_NETWORK
+
     named = [f"--{option} {getattr(args, option)}" for option in NETWORKS
              if getattr(args, option)]
     named += [f"--loso {args.loso}"] if args.loso else []
-    return f"{', '.join(named)}: a network file there is no ONNX network this project can run"
+    return f"{', '.join(named)}: a network file there is {NO_NETWORK}"
 
 
 def _named(args: argparse.Namespace) -> dict[str, str]:

@@ -14,8 +14,7 @@ network's features (the input of its last layer) are put side by side, and the l
 weights are the networks' own, each divided by their number, its biases their mean. The
 logits are then exactly the mean of the networks' logits.
 
-Needs the ``onnx`` package (the training extra); the product reads the result through
-OpenCV alone.
+The product runs the result on ONNX Runtime (`vision.onnx_model`).
 """
 
 from __future__ import annotations
@@ -26,21 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.face_net import last_layer
 from vision.lab.onnx_merge import OUTPUT, command, load, prefixed, save
-
-
-def _last_layer(model, path: Path):
-    """(the node computing the logits, its weights (classes, features), its biases)."""
-    from onnx import numpy_helper
-
-    last = model.graph.node[-1]
-    if last.op_type != "Gemm" or list(last.output) != [OUTPUT]:
-        raise ValueError(f"{path}: its logits are not computed by a last fully connected layer")
-    attrs = {a.name: a for a in last.attribute}
-    if attrs.get("transB") is None or attrs["transB"].i != 1:
-        raise ValueError(f"{path}: its last layer's weights are not stored (classes, features)")
-    tensors = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
-    return last, tensors[last.input[1]], tensors[last.input[2]]
 
 
 def mean(paths: Sequence[Path], out: Path) -> None:
@@ -51,19 +37,21 @@ def mean(paths: Sequence[Path], out: Path) -> None:
     models = load(paths, "face network")
     nodes, initializers, features, weights, biases = [], [], [], [], []
     for k, (path, model) in enumerate(zip(paths, models, strict=True)):
-        last, w, b = _last_layer(model, path)
+        last = last_layer(model, path)
         body = onnx.ModelProto()
         body.CopyFrom(model)
-        del body.graph.node[-1]  # the last layer: one for all, below
+        del body.graph.node[list(model.graph.node).index(last.node)]  # one for all, below
         del body.graph.initializer[:]
         body.graph.initializer.extend(t for t in model.graph.initializer
-                                      if t.name not in last.input[1:])
-        own, tensors, feature = prefixed(body, f"net{k}_", last.input[0])
+                                      if t.name not in last.node.input[1:])
+        own, tensors, feature = prefixed(body, f"net{k}_", last.features)
         nodes += own
         initializers += tensors
         features.append(feature)
-        weights.append(w)
-        biases.append(b)
+        # The stored float32 values (the layers are exported with alpha and beta 1), so the
+        # sums below are those of the networks' own numbers.
+        weights.append(last.weights.astype(np.float32))
+        biases.append(last.biases.astype(np.float32))
     if len({w.shape[0] for w in weights}) != 1:
         raise ValueError("the networks do not have the same classes")
     n = len(models)

@@ -13,8 +13,7 @@ output ``logits`` of flat and leaning), so `vision.lean_net.LeanNet` reads it un
 leaning logit is the larger of the two checks' (leaning minus flat) margins, its flat logit
 0, which makes its probability of leaning the larger of theirs.
 
-Needs the ``onnx`` package (the training extra); the product reads the result through
-OpenCV alone.
+The product runs the result on ONNX Runtime (`vision.onnx_model`).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ import numpy as np
 from vision.image_io import ImageError, load_image
 from vision.lab.networks import NETWORKS
 from vision.lab.scoring import DEFAULT_DATASET, half_of, load_manifest
-from vision.onnx_model import NetworkFileError
+from vision.onnx_model import NO_NETWORK, NetworkFileError
 from vision.readers import Readers
 
 BATCH = 128
@@ -169,7 +169,7 @@ def readers(args: argparse.Namespace) -> Readers:
         return Readers.from_files(**files)
     except NetworkFileError:
         named = " or ".join(str(f) for f in files.values() if f)
-        raise ValueError(f"{named}: no ONNX network this project can run") from None
+        raise ValueError(f"{named}: {NO_NETWORK}") from None
 
 
 def setup(threads: int, dataset: Path) -> str | None:

@@ -2,8 +2,7 @@
 loading them, a graph's nodes renamed so that two graphs can live side by side, and the
 command line.
 
-Needs the ``onnx`` package (the training extra); the product reads the merged files through
-OpenCV alone.
+The product runs the merged files on ONNX Runtime (`vision.onnx_model`).
 """
 
 from __future__ import annotations
@@ -49,7 +48,7 @@ def prefixed(model, prefix: str, output: str = OUTPUT):
     for k, node in enumerate(graph.node):
         copy = onnx.NodeProto()
         copy.CopyFrom(node)
-        copy.name = prefix + (node.name or f"node{k}")  # OpenCV wants every name different
+        copy.name = prefix + (node.name or f"node{k}")  # a name of its own for every node
         del copy.input[:]
         copy.input.extend(renamed.get(i, i) for i in node.input)
         del copy.output[:]
@@ -90,9 +89,6 @@ def command(name: str, description: str, merge: Callable[[list[Path], Path], Non
         merge(args.networks, args.out)
     except (OSError, ValueError) as exc:
         print(f"{name}: {exc}", file=sys.stderr)
-        return 2
-    except ImportError:
-        print(f"{name}: needs the onnx package (pip install -e '.[train]')", file=sys.stderr)
         return 2
     print(f"wrote {args.out}")
     return 0
