@@ -37,6 +37,15 @@ def test_the_combined_check_leans_when_either_does(tmp_path: Path) -> None:
     both = LeanNet(out).leaning(patches, distances)
     assert not np.allclose(first, second)  # the test needs two checks that disagree
     np.testing.assert_allclose(both, np.maximum(first, second), atol=1e-5)
+    # A die with nothing beside it to lean on is asked of the second check alone; a file of
+    # one check asks it of every die.
+    beside = [k % 3 == 0 for k in range(12)]
+    np.testing.assert_allclose(LeanNet(out).leaning(patches, distances, beside),
+                               np.where(beside, np.maximum(first, second), second), atol=1e-5)
+    np.testing.assert_allclose(LeanNet(other).leaning(patches, distances, [False] * 12),
+                               second, atol=1e-6)
+    with pytest.raises(ValueError, match="12 lean patches but 2 beside flags"):
+        LeanNet(out).leaning(patches, distances, [True, False])
 
 
 def test_bad_files_are_one_line_errors(tmp_path: Path, capsys) -> None:

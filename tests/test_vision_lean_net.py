@@ -91,9 +91,11 @@ class _StubLean:
     def __init__(self, answer: float) -> None:
         self.answer = answer
         self.calls: list[list[float]] = []
+        self.beside: list[list[bool]] = []
 
-    def leaning(self, patches, distances):
+    def leaning(self, patches, distances, beside=None):
         self.calls.append(list(distances))
+        self.beside.append(list(beside))
         return np.full(len(patches), self.answer, np.float32)
 
 
@@ -117,6 +119,8 @@ def test_a_read_die_the_check_finds_leaning_on_another_is_cocked() -> None:
     # centre of a 640 px image (perspective moves a top face outward a little).
     assert len(stub.calls) == 1 and len(stub.calls[0]) == 3
     assert sum(abs(d * 640 - 30) < 2.5 for d in stub.calls[0]) == 2
+    # The neighbours have a die beside them to lean on.
+    assert sum(stub.beside[0]) >= 2
     # Not sure enough, or the check left out: read as usual.
     unsure = _with(_StubLean(lean_net.LEAN_SURE - 0.1))
     assert sorted(d.value for d in vision.read_dice(shot.image, readers=unsure)) == [2, 4, 6]
@@ -133,6 +137,8 @@ def test_a_die_with_no_other_near_is_checked_too() -> None:
     assert [d.reason for d in dice] == ["cocked", "cocked"]
     assert sorted(d.alternatives for d in dice) == [(3,), (5,)]
     assert len(stub.calls) == 1 and len(stub.calls[0]) == 2
+    # Six sides apart and five from the frame's edges: nothing beside either to lean on.
+    assert stub.beside == [[False, False]]
     # A check that finds nothing leaning leaves them read.
     flat = _with(_StubLean(0.0))
     assert sorted(d.value for d in vision.read_dice(shot.image, readers=flat)) == [3, 5]
@@ -158,3 +164,15 @@ def test_training_is_reproducible_and_exports_what_onnx_runtime_runs(tmp_path) -
         logits = first(torch.from_numpy(lean_net.to_input(patches, distances)))
         expected = torch.softmax(logits, 1)[:, 1].numpy()
     assert np.allclose(lean_net.LeanNet(out).leaning(patches, distances), expected, atol=1e-4)
+
+
+
+def test_a_die_by_the_frame_s_edge_may_lean_on_the_tray_s_wall() -> None:
+    shot = render_tray(TraySpec(dice=(DieSpec(3, (50, 240), 40, 10.0),
+                                      DieSpec(5, (400, 240), 40, 30.0))), seed=4)
+    stub = _StubLean(0.0)
+    dice = vision.read_dice(shot.image, readers=_with(stub))
+    # Asked in the order read: the die a side from the frame's edge has its wall beside it.
+    asked = sorted(zip((d.center[0] for d in dice), stub.beside[0], strict=True))
+    assert sorted(d.value for d in dice) == [3, 5]
+    assert [flag for _, flag in asked] == [True, False]

@@ -90,7 +90,7 @@ def test_a_face_leans_when_squeezed_toward_a_die_within_reach(aspect, axis, neig
 class _FlatLean:
     """A lean network that finds every die flat: what the shape finds is the shape's alone."""
 
-    def leaning(self, patches, distances):
+    def leaning(self, patches, distances, beside=None):
         return np.zeros(len(patches), np.float32)
 
 

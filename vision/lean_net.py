@@ -24,7 +24,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.onnx_model import OnnxNetwork, standardised
+from vision.onnx_model import OnnxNetwork, load_model, standardised
 
 #: Side of the network's input.
 INPUT_SIDE = 32
@@ -81,17 +81,45 @@ def to_input(patches: list[np.ndarray], distances: list[float]) -> np.ndarray:
     return out
 
 
+#: The leaning margins (leaning minus flat logit) of the two checks in a file made by
+#: ``vision.lab.lean_either``: the first one trained on dice leaning on other dice only, the
+#: second with dice leaning on the tray's wall as well.
+EITHER_MARGINS = ("either_first", "either_second")
+
+
 class LeanNet:
-    """An ONNX lean classifier run by ONNX Runtime (`vision.onnx_model`)."""
+    """An ONNX lean classifier run by ONNX Runtime (`vision.onnx_model`).
+
+    A file holding two checks (``vision.lab.lean_either``) is asked as such. Its first check,
+    trained on plain trays, takes the long hard shadow of a die lying alone in the middle of
+    the tray for a side face; a die with nothing beside it to lean on (no other die, no wall)
+    is asked of the second check alone (docs/lab/vision-networks.md)."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
-        self._net = OnnxNetwork.load(self.path, "lean network")
+        model = load_model(self.path, "lean network")
+        inner = {name for node in model.graph.node for name in node.output}
+        self._pair = set(EITHER_MARGINS) <= inner
+        self._net = OnnxNetwork(model, f"lean network model {self.path}",
+                                EITHER_MARGINS if self._pair else ())
 
-    def leaning(self, patches: list[np.ndarray], distances: list[float]) -> np.ndarray:
-        """(N,) probabilities that each die (a `lean_patch` and its distance) leans."""
+    def leaning(self, patches: list[np.ndarray], distances: list[float],
+                beside: list[bool] | None = None) -> np.ndarray:
+        """(N,) probabilities that each die (a `lean_patch` and its distance) leans.
+
+        ``beside``: whether each die has something beside it to lean on, another die or the
+        tray's wall (None: every die has). A die with nothing is asked only of a pair's second
+        check."""
         if not patches:
             return np.zeros(0, np.float32)
-        logits = np.asarray(self._net.run(to_input(patches, distances)), np.float64)
-        logits = logits.reshape(len(patches), 2)
-        return (1.0 / (1.0 + np.exp(logits[:, 0] - logits[:, 1]))).astype(np.float32)
+        x = to_input(patches, distances)
+        if self._pair and beside is not None:
+            if len(beside) != len(patches):
+                raise ValueError(f"{len(patches)} lean patches but {len(beside)} beside flags")
+            first, second = (np.asarray(m, np.float64).reshape(-1)
+                             for m in self._net.run_many(x, EITHER_MARGINS))
+            margin = np.where(np.asarray(beside, bool), np.maximum(first, second), second)
+        else:
+            logits = np.asarray(self._net.run(x), np.float64).reshape(len(patches), 2)
+            margin = logits[:, 1] - logits[:, 0]
+        return (1.0 / (1.0 + np.exp(-margin))).astype(np.float32)

@@ -77,6 +77,10 @@ class OnnxNetwork:
         (one of the model's outputs or of those asked for at loading)."""
         return self._session.run([output or self.output], {self._input: x})[0]
 
+    def run_many(self, x: np.ndarray, outputs: tuple[str, ...]) -> list[np.ndarray]:
+        """The tensors ``outputs`` (as `run` names them) for the input ``x``, in one pass."""
+        return self._session.run(list(outputs), {self._input: x})
+
 
 def standardised(patches: np.ndarray) -> np.ndarray:
     """BGR patches (N, H, W, 3) as a network input (N, 3, H, W) float32, each on its own at

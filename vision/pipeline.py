@@ -293,7 +293,11 @@ def check_lean(kept: list[Found], scene: Scene) -> None:
     # The working copy shows a die about twice as wide as the check looks at it: enough.
     patches = [lean_patch(scene.look.image, k.center, side, centre) for k, side in checked]
     distances = [distance_from_centre(k.center, centre, image_side) for k, _ in checked]
-    leanings = scene.readers.lean.leaning(patches, distances)
+    # What a die may lean on: another die (read or not) within REACH sides, or the frame's
+    # edge (the tray's wall) within as many.
+    beside = [_nearest_within(k, kept, REACH * side) is not None
+              or scene.from_edge(k.center) <= REACH * side for k, side in checked]
+    leanings = scene.readers.lean.leaning(patches, distances, beside)
     leaning_ids = _squeezed(kept, checked, scene) | {
         id(k) for (k, _), leaning in zip(checked, leanings, strict=True) if leaning >= LEAN_SURE}
     # A die bridged to one found leaning already is the die that one rests on: only the

@@ -107,6 +107,16 @@ class Scene:
         return [c for c in self.candidates
                 if math.isfinite(c.side) and c.side >= MIN_CANDIDATE_SIDE]
 
+    def from_edge(self, point: tuple[float, float]) -> float:
+        """How far ``point`` (working pixels) lies from the input frame's nearest edge, in
+        working pixels: where a tower's tray has its walls (infinite when the input's size is
+        unknown)."""
+        if self.input_size is None:
+            return math.inf
+        w, h = self.input_size
+        x, y = point[0] / self.scale + self.offset[0], point[1] / self.scale + self.offset[1]
+        return min(x, y, w - x, h - y) * self.scale
+
     @property
     def image_side(self) -> float | None:
         """The input's larger side, in working pixels."""

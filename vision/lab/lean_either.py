@@ -7,9 +7,11 @@ Usage::
 The lean check trained on plain rendered trays and the one trained with the bar's variety
 as well (`lean_net_train --varied`) each let through leaning dice the other stops: the
 varied one unlearnt part of the plain trays, the plain one never saw a die lean on the
-tray's wall (docs/lab/vision-finder.md). Asking both costs a second pass of a network of
-32x32 pixels. The result is one ONNX file with the interface of each (input ``patch``,
-output ``logits`` of flat and leaning), so `vision.lean_net.LeanNet` reads it unchanged: its
+tray's wall (docs/lab/vision-finder.md). FIRST must be the one that never saw a die lean on
+the wall: `vision.lean_net.LeanNet` asks it only about dice with another die beside them,
+from the two margins this file keeps under the names `vision.lean_net.EITHER_MARGINS`.
+Asking both costs a second pass of a network of 32x32 pixels. The result is one ONNX file
+with the interface of each (input ``patch``, output ``logits`` of flat and leaning): its
 leaning logit is the larger of the two checks' (leaning minus flat) margins, its flat logit
 0, which makes its probability of leaning the larger of theirs.
 
@@ -24,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.lab.onnx_merge import OUTPUT, command, load, prefixed, save
+from vision.lean_net import EITHER_MARGINS
 
 
 def either(first: Path, second: Path, out: Path) -> None:
@@ -36,9 +39,10 @@ def either(first: Path, second: Path, out: Path) -> None:
     # (flat, leaning) x (-1, 1): the leaning margin, one column. The names added here start
     # with "either_", which no prefixed name does: a combined check can be combined again.
     margin = numpy_helper.from_array(np.array([[-1.0], [1.0]], np.float32), "either_w")
-    steps = (("MatMul", [a_out, "either_w"], "either_first"),
-             ("MatMul", [b_out, "either_w"], "either_second"),
-             ("Max", ["either_first", "either_second"], "either_larger"),
+    first, second = EITHER_MARGINS
+    steps = (("MatMul", [a_out, "either_w"], first),
+             ("MatMul", [b_out, "either_w"], second),
+             ("Max", [first, second], "either_larger"),
              ("Sub", ["either_larger", "either_larger"], "either_flat"))
     nodes = [*a_nodes, *b_nodes,
              *(helper.make_node(op, inputs, [name], name=name) for op, inputs, name in steps),
