@@ -23,6 +23,7 @@ from vision.lab.render import (
     random_tray,
     render_tray,
 )
+from vision.lab.rendered_bench import tray_for_seed
 from vision.readers import shipped
 
 # --- white dice on a white floor: no die body to give the size or the centre ---------------
@@ -53,7 +54,9 @@ def _spot(side: float, score: float) -> Spot:
     (40.0, [(38.0, 0.9), (44.0, 0.9)], 40.0),   # measured, and it explains the dice found
     (90.0, [(38.0, 0.9), (44.0, 0.9)], 41.0),   # measured on a patch of floor: the finder's
     (40.0, [(90.0, 0.2)], 40.0),                # the finder sure of no die
-    (None, [(38.0, 0.9)], None),                # none measured: sizes are tried (below)
+    (None, [(38.0, 0.9)], 38.0),                # none measured: the finder's
+    (None, [(90.0, 0.2)], None),                # nor any die found: sizes are tried (below)
+    (None, [(51.0, 0.9), (41.0, 0.7), (28.0, 0.5)], None),  # dice found of two sizes: tried
 ])
 def test_the_typical_die_side_is_the_one_that_explains_the_dice_found(
     measured: float | None, spots: list[tuple[float, float]], side: float | None
@@ -368,3 +371,12 @@ def test_the_die_size_pass_sees_the_outlines_the_filled_foreground_has(seed: int
     assert [c.tolist() for c in outlines(raw)] == [c.tolist() for c in outlines(filled)]
     assert estimate_side(outlines(raw), lab.shape[:2]) == estimate_side(outlines(filled),
                                                                          lab.shape[:2])
+
+
+def test_the_finders_side_reads_a_tray_no_die_body_gave_a_size() -> None:
+    # Two white dice touching on green felt: their one region is no die's size, and the size
+    # assumed for the frame lost both. The finder measured each.
+    shot = tray_for_seed(9126, tower=True)
+    assert pipeline.quick_die_side(shot.image) is None
+    got = sorted(d.value for d in vision.read_dice(shot.image) if d.value is not None)
+    assert got == sorted(t.value for t in shot.truth) == [5, 5]

@@ -179,12 +179,20 @@ def _checked_side(side: float | None, spots: list[Spot]) -> float | None:
     """The frame's typical die side: the one measured on its foreground's regions when it
     explains the dice the finder found (their median side within SIDE_AGREES of it), else
     the finder's, which measured each die on its own (a patch of floor taken for a die, one
-    large shadow, must not set the size every die is read at). With none measured, none:
-    the reading then tries several sizes, the finder's among them, and keeps the one the
-    face network reads best (`_size_seen_best`)."""
+    large shadow, must not set the size every die is read at). With none measured, the
+    finder's when the dice it is sure of are of one size, the largest at most SIDE_AGREES
+    times the smallest (a size assumed for the whole frame lost every die of trays whose
+    dice touch or cast long shadows); else none. Where none was measured, the reading also
+    tries several sizes, the finder's among them, and keeps the one the face network reads
+    best (`_size_seen_best`)."""
     found = _sure_median((s.side, s.score) for s in spots)
-    if side is None or found is None:
+    if found is None:
         return side
+    if side is None:
+        # Only dice the finder sizes alike make a size for the frame: one of its spots may
+        # sit on a single pip, and a size it sets would read that pip as a one.
+        sure = [s.side for s in spots if s.score >= SURE_SPOT]
+        return found if max(sure) <= SIDE_AGREES * min(sure) else None
     return side if 1 / SIDE_AGREES <= side / found <= SIDE_AGREES else found
 
 
