@@ -9,6 +9,7 @@ sides are set against the dice's drawn side.
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from calibration import choices, faces
 from calibration.labels import Labelled
 from vision import Die, Profile, shipped_readers
 from vision.lab.render import random_tray, render_tray
+from vision.pipeline import SURE_SPOT
 
 
 def _trays(seeds: tuple[int, ...], **options: object
@@ -50,13 +52,24 @@ def test_a_die_side_that_reads_the_values_worse_is_dropped() -> None:
     assert profile.die_side == pytest.approx(0.5 * mean)  # the profile given is left alone
 
 
+class _DoubtfulFinder:
+    """The shipped die finder, unsure of every die it finds: the reader then takes no size
+    from it (`vision.pipeline.SURE_SPOT`), as with dice unlike those it learnt."""
+
+    def find(self, image: np.ndarray) -> list:
+        return [replace(s, score=min(s.score, 0.9 * SURE_SPOT))
+                for s in shipped_readers().finder.find(image)]
+
+
 def test_a_die_side_that_reads_the_values_better_is_kept() -> None:
-    """White dice on a white board: the reader's own measure of the die size misses dice
-    that the dice's side reads right; more right and none more wrong, so the side stays."""
+    """White dice on a white board, the die finder unsure of them: the reader's own measure
+    of the die size misses dice that the dice's side reads right; more right and none more
+    wrong, so the side stays. (A finder sure of them sizes these dice and reads them all.)"""
     images, labels, mean = _trays((0, 1), floor="white", palette=["white/black", "ivory/black"],
                                   min_contrast=0.0)
     profile = Profile(die_side=mean)
-    kept, judged = keep_side(images, labels, profile, shipped_readers())
+    readers = replace(shipped_readers(), finder=_DoubtfulFinder())
+    kept, judged = keep_side(images, labels, profile, readers)
     assert judged is not None and judged.kept
     assert judged.right > 0 and judged.wrong <= 0
     assert kept is profile
@@ -132,10 +145,11 @@ def test_a_die_of_no_value_given_read_is_no_extra() -> None:
     assert faces.tally(read, [Labelled(0, (200.0, 100.0))]).extra == 1
 
 
-def test_the_calibration_judges_the_die_side_by_the_values_and_says_so() -> None:
+def test_the_calibration_judges_its_choices_by_the_values_and_says_so() -> None:
     """Five rendered trays of white dice on a white board, with their values: the count
-    chooses a die side, the values judge it (every die of the five throws), the calibration
-    says it is kept and why, and the profile and its notes hold it."""
+    chooses dark pips (the reader sizes these dice by the die finder: no die side is
+    chosen), the values judge the choice (every die of the five throws), the calibration says
+    it is kept and why, and the profile and its notes hold it."""
     from calibration.report import Reporter
     from calibration.session import Settings, calibrate_photos
     from calibration.sources import PhotoThrows
@@ -145,11 +159,10 @@ def test_the_calibration_judges_the_die_side_by_the_values_and_says_so() -> None
     photos = PhotoThrows.split([], images, [6] * 5, [f"t{k}" for k in range(5)], labels)
     ui = Reporter(out=io.StringIO(), bars=False)
     outcome = calibrate_photos(photos, Settings(), ui)
-    assert outcome.passed and outcome.findings.profile.die_side is not None
-    judged = next(j for j in outcome.choices if j.choice == "die_side")
+    assert outcome.passed and outcome.findings.profile.pip_polarity == "dark"
+    judged = next(j for j in outcome.choices if j.choice == "pip_polarity")
     assert judged.with_it.dice == 30
-    said = [line for line in ui.lines if "the die side of" in line]
-    assert said == [f"  the die side of {judged.value:.0f} px is kept: it reads the dice's "
-                    f"values better ({judged})"]
-    assert judged.kept and outcome.profile.die_side == judged.value
-    assert choices.choices_notes(outcome.choices)["die_side"]["kept"] is True
+    said = [line for line in ui.lines if "pips only" in line]
+    assert said == [f"  dark pips only is kept: it reads the dice's values as well ({judged})"]
+    assert judged.kept and outcome.profile.pip_polarity == "dark"
+    assert choices.choices_notes(outcome.choices)["pip_polarity"]["kept"] is True
