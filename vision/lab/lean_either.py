@@ -8,8 +8,8 @@ The lean check trained on plain rendered trays and the one trained with the bar'
 as well (`lean_net_train --varied`) each let through leaning dice the other stops: the
 varied one unlearnt part of the plain trays, the plain one never saw a die lean on the
 tray's wall (docs/lab/vision-finder.md). FIRST must be the one that never saw a die lean on
-the wall: `vision.lean_net.LeanNet` asks it only about dice with another die beside them,
-from the two margins this file keeps under the names `vision.lean_net.EITHER_MARGINS`.
+the wall: `vision.lean_net.LeanNet` asks it only about dice with something beside them to
+lean on, from the two margins this file keeps under the names `vision.lean_net.EITHER_MARGINS`.
 Asking both costs a second pass of a network of 32x32 pixels. The result is one ONNX file
 with the interface of each (input ``patch``, output ``logits`` of flat and leaning): its
 leaning logit is the larger of the two checks' (leaning minus flat) margins, its flat logit
