@@ -73,6 +73,8 @@ def test_a_die_side_that_reads_the_values_better_is_kept() -> None:
     assert judged is not None and judged.kept
     assert judged.right > 0 and judged.wrong <= 0
     assert kept is profile
+    assert choices.described(judged) == (f"  the die side of {judged.value:.0f} px is kept: it "
+                                         f"reads the dice's values better ({judged})")
 
 
 def test_a_tie_keeps_no_side() -> None:
