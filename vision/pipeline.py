@@ -185,21 +185,26 @@ def _checked_side(side: float | None, spots: list[Spot]) -> float | None:
     dice touch or cast long shadows); else none. Where none was measured, the reading also
     tries several sizes, the finder's among them, and keeps the one the face network reads
     best (`_size_seen_best`)."""
-    found = _sure_median((s.side, s.score) for s in spots)
-    if found is None:
+    sure = _sure_sides((s.side, s.score) for s in spots)
+    if not sure:
         return side
+    found = float(np.median(sure))
     if side is None:
         # Only dice the finder sizes alike make a size for the frame: one of its spots may
         # sit on a single pip, and a size it sets would read that pip as a one.
-        sure = [s.side for s in spots if s.score >= SURE_SPOT]
         return found if max(sure) <= SIDE_AGREES * min(sure) else None
     return side if 1 / SIDE_AGREES <= side / found <= SIDE_AGREES else found
 
 
+def _sure_sides(sides: Iterable[tuple[float, float]]) -> list[float]:
+    """The sides of the dice the die finder is sure of (SURE_SPOT), of (side, score) pairs."""
+    return [side for side, score in sides if score >= SURE_SPOT]
+
+
 def _sure_median(sides: Iterable[tuple[float, float]]) -> float | None:
-    """The median side of the dice the die finder is sure of (SURE_SPOT), of (side, score)
-    pairs; None when it is sure of none."""
-    sure = [side for side, score in sides if score >= SURE_SPOT]
+    """The median side of the dice the die finder is sure of, of (side, score) pairs; None
+    when it is sure of none."""
+    sure = _sure_sides(sides)
     return float(np.median(sure)) if sure else None
 
 
@@ -301,12 +306,13 @@ def check_lean(kept: list[Found], scene: Scene) -> None:
     # The working copy shows a die about twice as wide as the check looks at it: enough.
     patches = [lean_patch(scene.look.image, k.center, side, centre) for k, side in checked]
     distances = [distance_from_centre(k.center, centre, image_side) for k, _ in checked]
-    # What a die may lean on: another die (read or not) within REACH sides, or the frame's
-    # edge (the tray's wall) within as many.
-    beside = [_nearest_within(k, kept, REACH * side) is not None
-              or scene.from_edge(k.center) <= REACH * side for k, side in checked]
+    # What a die may lean on: the nearest other die (read or not) within REACH sides, or the
+    # frame's edge (the tray's wall) within as many.
+    near = {id(k): _nearest_within(k, kept, REACH * side) for k, side in checked}
+    beside = [near[id(k)] is not None or scene.from_edge(k.center) <= REACH * side
+              for k, side in checked]
     leanings = scene.readers.lean.leaning(patches, distances, beside)
-    leaning_ids = _squeezed(kept, checked, scene) | {
+    leaning_ids = _squeezed(checked, near, scene) | {
         id(k) for (k, _), leaning in zip(checked, leanings, strict=True) if leaning >= LEAN_SURE}
     # A die bridged to one found leaning already is the die that one rests on: only the
     # gaps to the others can tell a lean.
@@ -321,14 +327,14 @@ def check_lean(kept: list[Found], scene: Scene) -> None:
                             alternatives=(k.die.value,))
 
 
-def _squeezed(kept: list[Found], checked: list[tuple[Found, float]], scene: Scene
-              ) -> set[int]:
+def _squeezed(checked: list[tuple[Found, float]],
+              near: dict[int, tuple[float, float] | None], scene: Scene) -> set[int]:
     """The ids of the read fours and fives whose top face is squeezed toward the nearest other
-    die, as a die's leaning on it is (`vision.lean_shape`): the lean network, which sees a die
-    at a third of the pips' resolution, lets some of them through."""
+    die (``near``: by id, within REACH sides, or None), as a die's leaning on it is
+    (`vision.lean_shape`): the lean network, which sees a die at a third of the pips'
+    resolution, lets some of them through."""
     square = [(k, side) for k, side in checked if k.die.value in SQUARE_FACES]
-    near = {id(k): _nearest_within(k, kept, REACH * side) for k, side in square}
-    if not any(centre is not None for centre in near.values()):
+    if not any(near[id(k)] is not None for k, _ in square):
         return set()  # no four or five with a die to lean on: no pips to look at again
     source = scene.source
     shapes = {}
