@@ -380,3 +380,48 @@ def test_the_finders_side_reads_a_tray_no_die_body_gave_a_size() -> None:
     assert pipeline.quick_die_side(shot.image) is None
     got = sorted(d.value for d in vision.read_dice(shot.image) if d.value is not None)
     assert got == sorted(t.value for t in shot.truth) == [5, 5]
+
+
+def _scene_of(candidates: list[Candidate], side: float = 40.0) -> pipeline.Scene:
+    """A scene of ``candidates`` alone (what `_all_explained` looks at)."""
+    return replace(pipeline.prepare(np.full((120, 160, 3), 200, np.uint8)),
+                   candidates=candidates, side=side)
+
+
+def _spot_at(x: float, y: float, score: float) -> Candidate:
+    return Candidate((x, y), (40.0, 40.0), 0.0, False, "found", score=score)
+
+
+@pytest.mark.parametrize(("read", "spots", "explained"), [
+    ([4, 2], [(100, 100, 0.9), (300, 100, 0.8)], True),    # every sure die read: nothing left
+    ([4, None], [(100, 100, 0.9), (300, 100, 0.8)], False),  # an unsure die: other sizes tried
+    ([4], [(100, 100, 0.9), (300, 100, 0.8)], False),      # a sure die not read
+    ([4, 2], [(100, 100, 0.9), (300, 100, 0.2)], True),    # ... the finder unsure of it
+    ([4, 2], [(100, 100, 0.2), (300, 100, 0.2)], False),   # the finder sure of none: no check
+    ([], [(100, 100, 0.9)], False),                        # nothing read
+])
+def test_a_second_size_is_tried_only_where_the_first_reading_left_something(
+    read: list[int | None], spots: list[tuple[float, float, float]], explained: bool
+) -> None:
+    found = [_spot_at(*s) for s in spots]
+    kept = [_found(cand, value) for cand, value in zip(found, read, strict=False)]
+    assert pipeline._all_explained(kept, _scene_of(found)) is explained
+
+
+def test_a_frame_whose_dice_are_all_read_is_read_once(monkeypatch) -> None:
+    # Two green dice touching: their one region is no die, so none sizes the frame; the
+    # finder sizes it, and the first reading reads both. Reading it again at other sizes
+    # would cost a second reading for nothing.
+    shot = tray_for_seed(7038, tower=True)
+    assert pipeline.quick_die_side(shot.image) is None
+    tried = []
+    real = pipeline._size_seen_best
+    monkeypatch.setattr(pipeline, "_size_seen_best",
+                        lambda *a, **k: tried.append(1) or real(*a, **k))
+    got = sorted(d.value for d in vision.read_dice(shot.image) if d.value is not None)
+    assert got == sorted(t.value for t in shot.truth) and not tried
+    # Two white dice touching on felt, one left unsure at the finder's size: the other sizes
+    # are tried, and one of them reads it.
+    shot = tray_for_seed(9126, tower=True)
+    got = sorted(d.value for d in vision.read_dice(shot.image) if d.value is not None)
+    assert got == [5, 5] and tried

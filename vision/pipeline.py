@@ -92,7 +92,7 @@ def read_dice(
     ``readers``: the networks to read with (`vision.readers`; None: the shipped ones)."""
     scene = prepare(image, profile, readers)
     kept = _read(scene)
-    if not scene.sized:
+    if not scene.sized and not _all_explained(kept, scene):
         # No die body gave the die size (white dice on a light floor): the size at which the
         # network sees dice best in the pip clusters is tried as well, and kept if more dice
         # read at it.
@@ -255,6 +255,19 @@ def _read(scene: Scene) -> list[Found]:
         # most likely is (a shadow, the tray's wall), as a colour image's hue would have.
         kept = [k for k in kept if k.die.value is not None or k.die.reason != "low contrast"]
     return kept
+
+
+def _all_explained(kept: list[Found], scene: Scene) -> bool:
+    """Whether a reading leaves nothing for another die size to read: it valued every die it
+    kept, and every die the die finder is sure of (each sized on its own, none by a size for
+    the whole frame) is one of them. A reading at another size can then at best read the
+    same dice again; it would cost a frame's second reading. A frame the finder is sure of no
+    die in is not checked so, and tries the other sizes."""
+    sure = [c for c in scene.candidates if c.source == "found" and c.score >= SURE_SPOT]
+    if not sure or not kept or any(k.die.value is None for k in kept):
+        return False
+    reach = SAME_DIE * scene.side
+    return all(any(math.dist(c.center, k.center) <= reach for k in kept) for c in sure)
 
 
 def _finders_side(candidates: list[Candidate]) -> tuple[float, ...]:
