@@ -20,7 +20,7 @@ demo: $(STAMP)
 test: $(STAMP) browser broker
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist worksteal
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
