@@ -260,9 +260,9 @@ def _read(scene: Scene) -> list[Found]:
 def _all_explained(kept: list[Found], scene: Scene) -> bool:
     """Whether a reading leaves nothing for another die size to read: it valued every die it
     kept, and every die the die finder is sure of (each sized on its own, none by a size for
-    the whole frame) is one of them. A reading at another size can then at best read the
-    same dice again; it would cost a frame's second reading. A frame the finder is sure of no
-    die in is not checked so, and tries the other sizes."""
+    the whole frame) is one of them. A reading at another size then read no more dice on any
+    frame measured (docs/lab/vision-reading.md), and it costs a second reading of the frame.
+    A frame the finder is sure of no die in is not checked so, and tries the other sizes."""
     sure = [c for c in scene.candidates if c.source == "found" and c.score >= SURE_SPOT]
     if not sure or not kept or any(k.die.value is None for k in kept):
         return False
