@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import replace
+from typing import TypeVar
 
 import numpy as np
 
@@ -56,6 +57,9 @@ from vision.readers import Readers, shipped
 from vision.scene_reading import SAME_DIE, Found, Scene, read_scene, steady, without_blanks
 from vision.straightening import PATCH_SIDE, Source, patch_source, straighten, working_copy
 from vision.types import Die
+
+# A die the finder found: its spot, or the candidate made of it.
+_Found = TypeVar("_Found", Spot, Candidate)
 
 # Larger inputs are read at this size (longer side) and mapped back.
 MAX_WORKING_SIDE = 1024
@@ -185,7 +189,7 @@ def _checked_side(side: float | None, spots: list[Spot]) -> float | None:
     dice touch or cast long shadows); else none. Where none was measured, the reading also
     tries several sizes, the finder's among them, and keeps the one the face network reads
     best (`_size_seen_best`)."""
-    sure = _sure_sides((s.side, s.score) for s in spots)
+    sure = [s.side for s in _sure(spots)]
     if not sure:
         return side
     found = float(np.median(sure))
@@ -196,16 +200,10 @@ def _checked_side(side: float | None, spots: list[Spot]) -> float | None:
     return side if 1 / SIDE_AGREES <= side / found <= SIDE_AGREES else found
 
 
-def _sure_sides(sides: Iterable[tuple[float, float]]) -> list[float]:
-    """The sides of the dice the die finder is sure of (SURE_SPOT), of (side, score) pairs."""
-    return [side for side, score in sides if score >= SURE_SPOT]
-
-
-def _sure_median(sides: Iterable[tuple[float, float]]) -> float | None:
-    """The median side of the dice the die finder is sure of, of (side, score) pairs; None
-    when it is sure of none."""
-    sure = _sure_sides(sides)
-    return float(np.median(sure)) if sure else None
+def _sure(found: Iterable[_Found]) -> list[_Found]:
+    """The dice the die finder is sure of (SURE_SPOT), of its spots or of the candidates it
+    gave (`_with_spots`)."""
+    return [f for f in found if f.score >= SURE_SPOT]
 
 
 def _with_spots(spots: list[Spot], scale: float, shape: tuple[int, int],
@@ -263,7 +261,7 @@ def _all_explained(kept: list[Found], scene: Scene) -> bool:
     the whole frame) is one of them. A reading at another size then read no more dice on any
     frame measured (docs/lab/vision-reading.md), and it costs a second reading of the frame.
     A frame the finder is sure of no die in is not checked so, and tries the other sizes."""
-    sure = [c for c in scene.candidates if c.source == "found" and c.score >= SURE_SPOT]
+    sure = _sure(c for c in scene.candidates if c.source == "found")
     if not sure or not kept or any(k.die.value is None for k in kept):
         return False
     reach = SAME_DIE * scene.side
@@ -273,8 +271,8 @@ def _all_explained(kept: list[Found], scene: Scene) -> bool:
 def _finders_side(candidates: list[Candidate]) -> tuple[float, ...]:
     """The median side of the dice the die finder is sure of (working pixels), if any: each
     measured on its own, it is a size worth trying where no die body gave one."""
-    found = _sure_median((c.side, c.score) for c in candidates if c.source == "found")
-    return () if found is None else (found,)
+    sure = _sure(c for c in candidates if c.source == "found")
+    return (float(np.median([c.side for c in sure])),) if sure else ()
 
 
 def _size_seen_best(source: Source, candidates: list[Candidate], side: float,
