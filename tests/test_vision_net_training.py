@@ -140,6 +140,23 @@ def test_varied_samples_hold_each_die_of_the_tray_and_a_few_strays() -> None:
     assert 0 < strays <= len(seeds) * STRAYS_PER_VARIED
 
 
+def test_any_colour_samples_hold_each_die_of_its_recoloured_tray() -> None:
+    from vision.lab.face_net_train import ANY_COLOUR_SEEDS, any_colour_samples
+    from vision.lab.render import any_colour_tray, render_tray
+
+    seeds = range(ANY_COLOUR_SEEDS.start, ANY_COLOUR_SEEDS.start + 4)
+    samples = any_colour_samples(seeds)
+    dice = []
+    for seed in seeds:
+        try:
+            dice += render_tray(any_colour_tray(np.random.default_rng(seed)), seed=seed).truth
+        except ValueError:  # a tray whose dice do not fit is skipped, as in training
+            continue
+    assert {s.group for s in samples} == {"any colour"}
+    assert sorted(s.label for s in samples if s.label) == sorted(
+        t.value for t in dice if not t.cocked)
+
+
 def test_tower_trays_hold_a_few_small_dice_of_one_set_every_kind_as_often() -> None:
     from vision.lab.face_net_train import TOWER_SEEDS, tower_samples
     from vision.lab.render import VARIED_DICE, set_of, tower_tray

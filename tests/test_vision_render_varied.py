@@ -15,11 +15,13 @@ from vision.lab.render import (
     VARIED_DICE,
     DieSpec,
     TraySpec,
+    any_colour_tray,
     main,
     random_tray,
     render_tray,
     varied_tray,
 )
+from vision.lab.render_any_colour import ANY_PIP_CONTRAST
 
 #: sha256 of `random_tray(default_rng(1), 5, cocked=1)` rendered with seed 1, taken before
 #: trays became varied: the classic trays (and every test built on them) must not move.
@@ -178,3 +180,42 @@ def test_command_line_writes_varied_examples(tmp_path, capsys) -> None:
     truth = json.loads(pngs[0].with_suffix(".json").read_text())
     assert len(truth) == len(varied_tray(np.random.default_rng(3)).dice)
     assert "dice" in capsys.readouterr().out
+
+
+def _lab(colour: tuple[float, ...]) -> np.ndarray:
+    pixel = np.uint8([[[round(c) for c in colour]]])
+    return cv2.cvtColor(pixel, cv2.COLOR_BGR2LAB)[0, 0].astype(float)
+
+
+def test_any_colour_trays_recolour_a_varied_tray_and_nothing_else() -> None:
+    tray = any_colour_tray(np.random.default_rng(4))
+    plain = varied_tray(np.random.default_rng(4))
+    assert tray == any_colour_tray(np.random.default_rng(4))
+    assert [(d.value, d.center, d.side, d.tilt_deg) for d in tray.dice] == [
+        (d.value, d.center, d.side, d.tilt_deg) for d in plain.dice]
+    assert dataclasses.replace(tray, dice=()) == dataclasses.replace(plain, dice=())
+
+
+def test_any_colour_dice_span_the_colours_and_their_pips_stand_out() -> None:
+    dice = [d for seed in range(40) for d in any_colour_tray(np.random.default_rng(seed)).dice]
+    assert len(dice) > 100
+    gaps = [np.linalg.norm(_lab(d.body_bgr) - _lab(d.pip_bgr)) for d in dice]
+    # Pips are drawn ANY_PIP_CONTRAST from their body, but for the odd body no colour is
+    # that far from (a mid grey): those take the farthest tried.
+    assert np.mean(np.array(gaps) >= ANY_PIP_CONTRAST - 1) > 0.95
+    assert min(gaps) > 20
+    hues = {int(cv2.cvtColor(np.uint8([[d.body_bgr]]), cv2.COLOR_BGR2HSV)[0, 0, 0]) // 30
+            for d in dice}
+    assert hues == set(range(6))  # every sixth of the hue circle
+    assert any(_lab(d.body_bgr)[0] < 60 for d in dice) and any(_lab(d.body_bgr)[0] > 200
+                                                                for d in dice)
+    marbled = sum(d.marble_bgr is not None for d in dice) / len(dice)
+    translucent = sum(d.translucent for d in dice) / len(dice)
+    assert 0.2 < marbled < 0.45 and 0.08 < translucent < 0.25
+    assert not any(d.translucent and d.marble_bgr is not None for d in dice)
+    plain = [d for seed in range(10)
+             for d in any_colour_tray(np.random.default_rng(seed), marbled=0.0).dice]
+    assert plain and not any(d.marble_bgr is not None for d in plain)
+    assert any(d.translucent for d in plain)
+    assert not any((d.body_bgr, d.pip_bgr, d.marble_bgr) == (s.body, s.pips, s.marble)
+                   for d in dice for s in VARIED_DICE.values())

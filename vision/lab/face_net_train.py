@@ -4,6 +4,7 @@ Usage::
 
     python -m vision.lab.face_net_train [DATASET] [--half even|odd|all] [--out FILE] [--seed N]
                                         [--finder FILE] [--varied N] [--tower N] [--faint N]
+                                        [--any-colour N] [--any-colour-marbled SHARE]
                                         [--faint-levels LOW HIGH] [--no-dots] [--cloths N]
 
 Needs the training extra (``pip install -e '.[train]'``: PyTorch); the product itself
@@ -19,7 +20,9 @@ dice of other colours and dice leaning on another die, which are "none": their t
 not flat, and the game asks for a re-throw; ``--varied N`` trays of the bar's variety
 (`varied_tray`: dark, coloured, translucent and marbled dice with dark or light pips, hard
 shadows, glare) add the dice no photo of the dataset shows, ``--tower N`` trays a tower's
-two to five small dice with every kind of dice set as often, and ``--faint N`` trays dice
+two to five small dice with every kind of dice set as often, ``--any-colour N`` trays of
+dice each of random colours (`any_colour_tray`: no catalogue holds every die), and
+``--faint N`` trays dice
 whose pips barely show (dark dice with pips a few levels off the body, white dice
 overexposed on a light floor). Pages of print (`vision.lab.print_scenes`) add letters as
 "none": a round letter's counter is a one's pip to every pip reader; price lists add their
@@ -37,6 +40,7 @@ has never seen.
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import sys
 import time
@@ -52,6 +56,7 @@ from vision.lab import net_training
 from vision.lab.net_training import dataset_images, fit, relit, square_around
 from vision.lab.print_scenes import cloth, price_list
 from vision.lab.print_scenes import scene as print_scene
+from vision.lab.render_any_colour import ANY_MARBLED, ANY_TRANSLUCENT
 from vision.lab.scoring import die_sizes, load_manifest
 from vision.pipeline import prepare
 from vision.readers import Readers
@@ -71,10 +76,12 @@ CLOTH_SEEDS = range(220_000, 220_160)  # dotted cloths: plain dots in rows are n
 PRICE_SEEDS = range(230_000, 230_060)  # price lists: a leader's dots are no three
 FAINT_SEEDS = range(240_000, 240_400)  # dice whose pips barely show (`faint_samples`)
 TOWER_SEEDS = range(250_000, 250_600)  # a tower's few small dice of every kind (`tower_samples`)
+ANY_COLOUR_SEEDS = range(260_000, 260_600)  # dice of any colours (`any_colour_tray`)
 EPOCHS = 30  # the shipped model's; 120 read seen photos a little better, unseen ones no better
 VARIED = 600  # varied trays in the shipped model's samples
 FAINT = 200  # trays of faint pips in them
 TOWER = 0  # trays of a tower's few small dice: measured, dropped (vision-face-training.md)
+ANY_COLOUR = 0  # trays of dice of any colours: measured, not shipped (vision-face-training.md)
 FAINT_LEVELS = (6.0, 20.0)  # how far a faint die's pips lie from its body (levels of 255)
 # The shipped model is the mean of two networks (`vision.lab.face_mean`) trained with the
 # defaults but for these options: each is unsure where the other is not.
@@ -200,6 +207,17 @@ def varied_samples(seeds=VARIED_SEEDS, readers: Readers | None = None,
     return samples
 
 
+def any_colour_samples(seeds=ANY_COLOUR_SEEDS, readers: Readers | None = None,
+                       marbled: float = ANY_MARBLED) -> list[Sample]:
+    """Dice of any colours (`vision.lab.render.any_colour_tray`, ``marbled`` of them
+    marbled), as `varied_samples` cuts them."""
+    from vision.lab.render import any_colour_tray
+
+    return varied_samples(seeds, readers, draw=functools.partial(any_colour_tray,
+                                                                 marbled=marbled),
+                          group="any colour")
+
+
 def tower_samples(seeds=TOWER_SEEDS, readers: Readers | None = None) -> list[Sample]:
     """Dice from a tower's throws (`vision.lab.render.tower_tray`), as `varied_samples` cuts
     them."""
@@ -317,6 +335,12 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"add N trays of a tower's few small dice, every kind of dice as "
                         f"often (at most {len(TOWER_SEEDS)}; default {TOWER}, as the shipped "
                         "model: they taught it no marbled dice)")
+    parser.add_argument("--any-colour", type=int, default=ANY_COLOUR, metavar="N",
+                        help=f"add N trays of dice of any colours (at most "
+                        f"{len(ANY_COLOUR_SEEDS)}; default {ANY_COLOUR}, as the shipped model)")
+    parser.add_argument("--any-colour-marbled", type=float, default=ANY_MARBLED,
+                        metavar="SHARE", help="the share of those dice marbled (default "
+                        "%(default).2f)")
     parser.add_argument("--faint", type=int, default=FAINT, metavar="N",
                         help=f"add N trays of dice whose pips barely show (at most "
                         f"{len(FAINT_SEEDS)}; default {FAINT}, as the shipped model)")
@@ -334,6 +358,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--varied: 0 to {len(VARIED_SEEDS)}")
     if not 0 <= args.tower <= len(TOWER_SEEDS):
         parser.error(f"--tower: 0 to {len(TOWER_SEEDS)}")
+    if not 0 <= args.any_colour <= len(ANY_COLOUR_SEEDS):
+        parser.error(f"--any-colour: 0 to {len(ANY_COLOUR_SEEDS)}")
+    if not 0 <= args.any_colour_marbled <= 1 - ANY_TRANSLUCENT:
+        parser.error(f"--any-colour-marbled: 0 to {1 - ANY_TRANSLUCENT:.2f}")
     if not 0 <= args.faint <= len(FAINT_SEEDS):
         parser.error(f"--faint: 0 to {len(FAINT_SEEDS)}")
     if not 0 <= args.cloths <= len(CLOTH_SEEDS):
@@ -360,6 +388,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.tower:
         print(f"rendering {args.tower} trays of a tower's few small dice")
         samples += tower_samples(TOWER_SEEDS[:args.tower], readers=readers)
+    if args.any_colour:
+        print(f"rendering {args.any_colour} trays of dice of any colours")
+        samples += any_colour_samples(ANY_COLOUR_SEEDS[:args.any_colour], readers=readers,
+                                      marbled=args.any_colour_marbled)
     if args.faint:
         print(f"rendering {args.faint} trays of dice whose pips barely show")
         samples += faint_samples(FAINT_SEEDS[:args.faint], readers=readers,

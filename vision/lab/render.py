@@ -33,6 +33,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.lab.render_any_colour import any_colour_tray
 from vision.lab.render_draw import (
     Camera,
     die_faces,
@@ -74,8 +75,8 @@ from vision.lab.render_varied import (
 __all__ = [
     "ALL_FLOORS", "BGR", "COCKED_TILT_DEG", "COLOUR_COMBOS", "FLOORS", "PIP_LAYOUTS",
     "SKIN_TONES", "VARIED_DICE", "DiceSet", "DieSpec", "DieTruth", "HandSpec", "Point",
-    "RenderedTray", "TraySpec", "VariedScene", "draw_truth", "main", "random_tray",
-    "render_tray", "set_of", "tower_tray", "varied_scene", "varied_tray",
+    "RenderedTray", "TraySpec", "VariedScene", "any_colour_tray", "draw_truth", "main",
+    "random_tray", "render_tray", "set_of", "tower_tray", "varied_scene", "varied_tray",
 ]
 
 

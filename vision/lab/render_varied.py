@@ -121,7 +121,8 @@ class VariedScene:
     make: dict[str, float] = field(default_factory=dict)
 
 
-def _lab(colour: BGR) -> np.ndarray:
+def lab_of(colour: BGR) -> np.ndarray:
+    """A BGR colour in OpenCV's 8-bit Lab, as floats (distances between colours)."""
     return cv2.cvtColor(np.uint8([[colour]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
 
 
@@ -201,7 +202,7 @@ def varied_scene(
     floor_bgr = tuple(int(np.clip(c * shade * rng.uniform(0.97, 1.03), 0, 255)) for c in floor_bgr)
 
     def usable(name: str) -> bool:
-        return bool(np.linalg.norm(_lab(VARIED_DICE[name].body) - _lab(floor_bgr))
+        return bool(np.linalg.norm(lab_of(VARIED_DICE[name].body) - lab_of(floor_bgr))
                     >= MIN_CONTRAST)
 
     def one_set() -> str:
