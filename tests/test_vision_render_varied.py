@@ -22,6 +22,7 @@ from vision.lab.render import (
     varied_tray,
 )
 from vision.lab.render_any_colour import ANY_PIP_CONTRAST
+from vision.lab.render_varied import lab_of
 
 #: sha256 of `random_tray(default_rng(1), 5, cocked=1)` rendered with seed 1, taken before
 #: trays became varied: the classic trays (and every test built on them) must not move.
@@ -182,11 +183,6 @@ def test_command_line_writes_varied_examples(tmp_path, capsys) -> None:
     assert "dice" in capsys.readouterr().out
 
 
-def _lab(colour: tuple[float, ...]) -> np.ndarray:
-    pixel = np.uint8([[[round(c) for c in colour]]])
-    return cv2.cvtColor(pixel, cv2.COLOR_BGR2LAB)[0, 0].astype(float)
-
-
 def test_any_colour_trays_recolour_a_varied_tray_and_nothing_else() -> None:
     tray = any_colour_tray(np.random.default_rng(4))
     plain = varied_tray(np.random.default_rng(4))
@@ -199,7 +195,7 @@ def test_any_colour_trays_recolour_a_varied_tray_and_nothing_else() -> None:
 def test_any_colour_dice_span_the_colours_and_their_pips_stand_out() -> None:
     dice = [d for seed in range(40) for d in any_colour_tray(np.random.default_rng(seed)).dice]
     assert len(dice) > 100
-    gaps = [np.linalg.norm(_lab(d.body_bgr) - _lab(d.pip_bgr)) for d in dice]
+    gaps = [np.linalg.norm(lab_of(d.body_bgr) - lab_of(d.pip_bgr)) for d in dice]
     # Pips are drawn ANY_PIP_CONTRAST from their body, but for the odd body no colour is
     # that far from (a mid grey): those take the farthest tried.
     assert np.mean(np.array(gaps) >= ANY_PIP_CONTRAST - 1) > 0.95
@@ -207,7 +203,7 @@ def test_any_colour_dice_span_the_colours_and_their_pips_stand_out() -> None:
     hues = {int(cv2.cvtColor(np.uint8([[d.body_bgr]]), cv2.COLOR_BGR2HSV)[0, 0, 0]) // 30
             for d in dice}
     assert hues == set(range(6))  # every sixth of the hue circle
-    assert any(_lab(d.body_bgr)[0] < 60 for d in dice) and any(_lab(d.body_bgr)[0] > 200
+    assert any(lab_of(d.body_bgr)[0] < 60 for d in dice) and any(lab_of(d.body_bgr)[0] > 200
                                                                 for d in dice)
     marbled = sum(d.marble_bgr is not None for d in dice) / len(dice)
     translucent = sum(d.translucent for d in dice) / len(dice)

@@ -56,7 +56,7 @@ from vision.lab import net_training
 from vision.lab.net_training import dataset_images, fit, relit, square_around
 from vision.lab.print_scenes import cloth, price_list
 from vision.lab.print_scenes import scene as print_scene
-from vision.lab.render_any_colour import ANY_MARBLED, ANY_TRANSLUCENT
+from vision.lab.render_any_colour import ANY_MARBLED, ANY_TRANSLUCENT, any_colour_tray
 from vision.lab.scoring import die_sizes, load_manifest
 from vision.pipeline import prepare
 from vision.readers import Readers
@@ -209,10 +209,8 @@ def varied_samples(seeds=VARIED_SEEDS, readers: Readers | None = None,
 
 def any_colour_samples(seeds=ANY_COLOUR_SEEDS, readers: Readers | None = None,
                        marbled: float = ANY_MARBLED) -> list[Sample]:
-    """Dice of any colours (`vision.lab.render.any_colour_tray`, ``marbled`` of them
+    """Dice of any colours (`vision.lab.render_any_colour.any_colour_tray`, ``marbled`` of them
     marbled), as `varied_samples` cuts them."""
-    from vision.lab.render import any_colour_tray
-
     return varied_samples(seeds, readers, draw=functools.partial(any_colour_tray,
                                                                  marbled=marbled),
                           group="any colour")

@@ -32,13 +32,15 @@ def _any_colour(rng: np.random.Generator) -> BGR:
     return tuple(float(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
 
 
-def _far_from(rng: np.random.Generator, others: tuple[BGR, ...], distance: float) -> BGR:
-    """A colour at least ``distance`` (Lab) from each of ``others`` (the farthest of a few
-    tries when none is)."""
+def _far_from(rng: np.random.Generator, other: BGR, distance: float) -> BGR:
+    """A colour at least ``distance`` (Lab) from ``other`` (the farthest of a few tries when
+    none is)."""
+    # The first colour drawn is never returned; it is drawn all the same, so that a seed
+    # gives the trays the measured networks learnt from.
     best, best_gap = _any_colour(rng), -1.0
     for _ in range(40):
         colour = _any_colour(rng)
-        gap = min(float(np.linalg.norm(lab_of(colour) - lab_of(o))) for o in others)
+        gap = float(np.linalg.norm(lab_of(colour) - lab_of(other)))
         if gap >= distance:
             return colour
         if gap > best_gap:
@@ -58,9 +60,9 @@ def any_colour_die(die: DieSpec, rng: np.random.Generator,
     every die a bar may have; a reader that counts pips of any colour on any body must see
     them."""
     body = _any_colour(rng)
-    pips = _far_from(rng, (body,), ANY_PIP_CONTRAST)
+    pips = _far_from(rng, body, ANY_PIP_CONTRAST)
     draw = rng.random()
-    marble = _far_from(rng, (pips,), ANY_MARBLE_CONTRAST) if draw < marbled else None
+    marble = _far_from(rng, pips, ANY_MARBLE_CONTRAST) if draw < marbled else None
     return replace(die, body_bgr=body, pip_bgr=pips, marble_bgr=marble,
                    translucent=marble is None and draw > 1 - ANY_TRANSLUCENT,
                    marble_seed=int(rng.integers(1 << 30)))
