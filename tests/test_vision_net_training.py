@@ -205,7 +205,9 @@ def test_the_lean_checks_varied_trays_hold_leaning_dice() -> None:
 @pytest.mark.parametrize(("script", "option", "seeds"), [
     ("face_net_train", "--varied", "VARIED_SEEDS"), ("lean_net_train", "--varied", "VARIED_SEEDS"),
     ("face_net_train", "--faint", "FAINT_SEEDS"), ("face_net_train", "--cloths", "CLOTH_SEEDS"),
-    ("face_net_train", "--tower", "TOWER_SEEDS"), ("lean_net_train", "--tower", "TOWER_SEEDS")])
+    ("face_net_train", "--tower", "TOWER_SEEDS"), ("lean_net_train", "--tower", "TOWER_SEEDS"),
+    ("face_net_train", "--any-colour", "ANY_COLOUR_SEEDS"),
+    ("face_net_train", "--print", "PRINT_SEEDS")])
 def test_the_rendered_trays_are_counted_and_bounded(script: str, option: str, seeds: str,
                                                     capsys) -> None:
     module = importlib.import_module(f"vision.lab.{script}")

@@ -382,6 +382,36 @@ def test_the_finders_side_reads_a_tray_no_die_body_gave_a_size() -> None:
     assert got == sorted(t.value for t in shot.truth) == [5, 5]
 
 
+def _few_pips_on_a_spot(value: int, side: float, below: float) -> bool:
+    """`_part_of_larger` on a lone die of ``value`` as if a face of few pips (its own, or
+    two) had been read on a finder's spot ``side`` x its own, ``below`` x its side under its
+    centre."""
+    shot = render_tray(TraySpec(640, 480, "felt", dice=(DieSpec(value, (320, 240), 40),)),
+                       seed=3)
+    scene = pipeline.prepare(shot.image)
+    truth, k = shot.truth[0], scene.scale
+    spot_side = truth.side * side * k
+    centre = (truth.center[0] * k, (truth.center[1] - below * truth.side) * k)
+    spot = Candidate(centre, (spot_side, spot_side), 0.0, False, "found", score=0.9)
+    view = straightening.views(scene.source, [(spot, spot_side)], scene.readers.face)[0]
+    read = min(value, scene_reading.FEW_PIPS_FOUND)
+    item = scene_reading.Found(vision.Die(read, centre, ((0.0, 0.0),) * 4, 0.9), (0, 0), centre,
+                               spot)
+    return scene_reading._part_of_larger(scene.source, item, view, scene.readers.face)
+
+
+@pytest.mark.parametrize(("value", "side", "below", "larger"), [
+    (5, 0.65, 0.17, True),   # two pips of a five through a spot sized too small
+    (6, 0.65, 0.17, True),
+    (2, 1.0, 0.0, False),    # a two seen whole stays a two wider
+    (2, 0.9, 0.05, False),
+    (1, 0.9, 0.07, False),
+])
+def test_a_face_of_few_pips_on_a_spot_is_looked_at_wider(value: int, side: float,
+                                                          below: float, larger: bool) -> None:
+    assert _few_pips_on_a_spot(value, side, below) is larger
+
+
 def _scene_of(candidates: list[Candidate], side: float = 40.0) -> pipeline.Scene:
     """A scene of ``candidates`` alone (what `_all_explained` looks at)."""
     return replace(pipeline.prepare(np.full((120, 160, 3), 200, np.uint8)),
@@ -420,8 +450,9 @@ def test_a_frame_whose_dice_are_all_read_is_read_once(monkeypatch) -> None:
                         lambda *a, **k: tried.append(1) or real(*a, **k))
     got = sorted(d.value for d in vision.read_dice(shot.image) if d.value is not None)
     assert got == sorted(t.value for t in shot.truth) and not tried
-    # Two white dice touching on felt, one left unsure at the finder's size: the other sizes
-    # are tried, and one of them reads it.
+    # Two white dice touching on felt, one left unsure at the finder's size (its spot, sized
+    # too small, shows two pips of a five: `_part_of_larger`): the other sizes are tried, and
+    # one of them reads it.
     shot = tray_for_seed(9126, tower=True)
     got = sorted(d.value for d in vision.read_dice(shot.image) if d.value is not None)
     assert got == [5, 5] and tried

@@ -65,6 +65,9 @@ MIN_CANDIDATE_SIDE = 4  # working pixels: a smaller candidate has nothing to rea
 #: any pip cluster; so does any face on a spot it is less sure of.
 FEW_PIPS_FOUND = 2
 SURE_FOUND = 0.5
+#: x the die side: a face of few pips read on a finder's spot is looked at this much wider
+#: too (`_part_of_larger`); at the edge of the sizes the network learnt a die at.
+WIDER = 1.15
 #: Candidates that stand for a whole die (a die is there, read or not): the die finder's, and
 #: die-shaped regions.
 WHOLE = ("found", "body")
@@ -240,6 +243,10 @@ def read_scene(scene: Scene) -> list[Found]:
             if item is not None and item.die.value is None and int(np.argmax(view.probs)) > 0:
                 item = (read_resized(scene.source, mask, cand, side, polarity, view, net=net)
                         or item)
+            elif (item is not None and not scene.sized
+                  and _part_of_larger(scene.source, item, view, net)):
+                item.die = replace(item.die, value=None, reason="not a pip face",
+                                   confidence=0.3)
             if item is not None:
                 found.append(item)
     # A region read whole and split is two dice when two of its parts read: its reading as
@@ -294,6 +301,18 @@ def _read_already(cand: Candidate, found: list[Found], side: float) -> bool:
         and not (f.cand.source == "found" and f.die.value <= FEW_PIPS_FOUND)
         for f in found
     )
+
+
+def _part_of_larger(source: Source, item: Found, view: View, net: FaceReader) -> bool:
+    """Whether a face of few pips read on a finder's spot is part of a larger face: a spot
+    the finder sized too small shows two pips of a five as a two. Looked at WIDER, the
+    network then sees another face of more pips; a true two stays a two there, or no face.
+    Asked only where no die body sized the frame, whose size the finder's spots then set
+    alone: a wider look also takes in a neighbour's pips, a cost worth paying only there."""
+    if item.cand.source != "found" or item.die.value is None or item.die.value > FEW_PIPS_FOUND:
+        return False
+    wider = views(source, [(item.cand, view.side * WIDER)], net)[0].probs
+    return int(np.argmax(wider)) > item.die.value
 
 
 def _blank_part(cand: Candidate, probs: np.ndarray) -> bool:

@@ -70,7 +70,7 @@ DIE_BOX_TO_SIDE = 0.85  # top-face side / shorter side of a whole-die box (it ha
 RENDER_SEEDS = range(100_000, 100_400)  # tests use seeds below 10,000
 VARIED_SEEDS = range(110_000, 110_600)  # the bar's variety (`varied_tray`): other dice, light
 STRAYS_PER_VARIED = 6  # candidates far from every die kept per varied tray: shadows, glare
-PRINT_SEEDS = range(200_000, 200_160)
+PRINT_SEEDS = range(200_000, 200_480)  # pages of print (`vision.lab.print_scenes.scene`)
 PRINT_PER_SCENE = 24  # candidates kept per print scene: many scenes rather than many letters
 CLOTH_SEEDS = range(220_000, 220_160)  # dotted cloths: plain dots in rows are no face
 PRICE_SEEDS = range(230_000, 230_060)  # price lists: a leader's dots are no three
@@ -81,7 +81,10 @@ EPOCHS = 30  # the shipped model's; 120 read seen photos a little better, unseen
 VARIED = 600  # varied trays in the shipped model's samples
 FAINT = 200  # trays of faint pips in them
 TOWER = 0  # trays of a tower's few small dice: measured, dropped (vision-face-training.md)
-ANY_COLOUR = 0  # trays of dice of any colours: measured, not shipped (vision-face-training.md)
+ANY_COLOUR = 400  # trays of dice of any colours in them (vision-face-training.md)
+# Pages of print in them: with the trays of any colours, 160 left a network taking print for
+# dice (vision-face-training.md).
+PRINT = 480
 FAINT_LEVELS = (6.0, 20.0)  # how far a faint die's pips lie from its body (levels of 255)
 # The shipped model is the mean of two networks (`vision.lab.face_mean`) trained with the
 # defaults but for these options: each is unsure where the other is not.
@@ -224,7 +227,7 @@ def tower_samples(seeds=TOWER_SEEDS, readers: Readers | None = None) -> list[Sam
     return varied_samples(seeds, readers, draw=tower_tray, group="tower")
 
 
-def print_samples(seeds=PRINT_SEEDS, readers: Readers | None = None,
+def print_samples(seeds=PRINT_SEEDS[:PRINT], readers: Readers | None = None,
                   draw=None, group: str = "print") -> list[Sample]:
     """Candidates found on pages of print (`vision.lab.print_scenes`; ``draw(seed)`` draws
     another kind of them, e.g. its price lists), all "none": a letter's counter is no pip."""
@@ -345,6 +348,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--faint-levels", type=float, nargs=2, default=FAINT_LEVELS,
                         metavar=("LOW", "HIGH"), help="how far the faint dice's pips lie from "
                         "their body, in levels of 255 (default %(default)s)")
+    parser.add_argument("--print", type=int, default=PRINT, metavar="N",
+                        help=f"add N pages of print as 'no face' (at most {len(PRINT_SEEDS)}; "
+                        f"default {PRINT}, as the shipped model)")
     parser.add_argument("--dots", action=argparse.BooleanOptionalAction, default=True,
                         help="add price lists' dotted leaders and dotted cloths as 'no face' "
                         "(default: yes, as the shipped model)")
@@ -360,6 +366,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--any-colour: 0 to {len(ANY_COLOUR_SEEDS)}")
     if not 0 <= args.any_colour_marbled <= 1 - ANY_TRANSLUCENT:
         parser.error(f"--any-colour-marbled: 0 to {1 - ANY_TRANSLUCENT:.2f}")
+    if not 0 <= args.print <= len(PRINT_SEEDS):
+        parser.error(f"--print: 0 to {len(PRINT_SEEDS)}")
     if not 0 <= args.faint <= len(FAINT_SEEDS):
         parser.error(f"--faint: 0 to {len(FAINT_SEEDS)}")
     if not 0 <= args.cloths <= len(CLOTH_SEEDS):
@@ -394,8 +402,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rendering {args.faint} trays of dice whose pips barely show")
         samples += faint_samples(FAINT_SEEDS[:args.faint], readers=readers,
                                  levels=tuple(args.faint_levels))
-    print("drawing pages of print")
-    samples += print_samples(readers=readers)
+    print(f"drawing {args.print} pages of print")
+    samples += print_samples(PRINT_SEEDS[:args.print], readers=readers)
     if args.dots:
         print("drawing price lists and dotted cloths")
         samples += print_samples(PRICE_SEEDS, readers=readers, draw=price_list)
