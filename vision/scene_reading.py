@@ -202,8 +202,7 @@ def steady(found: list[Found], net: FaceReader, polarity: str | None = None) -> 
         if best != value and mean[best] > mean[value] and not (
                 value > FEW_PIPS and mean[value] >= NET_DOUBT
                 and _pip_readers_read(f.patch, value, polarity)):
-            f.die = replace(f.die, value=None, reason="not a pip face", confidence=0.3,
-                            alternatives=(value, best))
+            f.die = _doubted(f.die, alternatives=(value, best))
     return found
 
 
@@ -245,8 +244,7 @@ def read_scene(scene: Scene) -> list[Found]:
                         or item)
             elif (item is not None and not scene.sized
                   and _part_of_larger(scene.source, item, view, net)):
-                item.die = replace(item.die, value=None, reason="not a pip face",
-                                   confidence=0.3)
+                item.die = _doubted(item.die)
             if item is not None:
                 found.append(item)
     # A region read whole and split is two dice when two of its parts read: its reading as
@@ -275,8 +273,7 @@ def one_reading_per_die(found: list[Found], side: float) -> list[Found]:
             continue
         first = same[0]
         if first.die.value is not None and _contradicts(first, item, side):
-            first.die = replace(first.die, value=None, reason="not a pip face",
-                                confidence=0.3)
+            first.die = _doubted(first.die)
     return kept
 
 
@@ -301,6 +298,12 @@ def _read_already(cand: Candidate, found: list[Found], side: float) -> bool:
         and not (f.cand.source == "found" and f.die.value <= FEW_PIPS_FOUND)
         for f in found
     )
+
+
+def _doubted(die: Die, alternatives: tuple[int, ...] = ()) -> Die:
+    """``die``, read, left unsure instead: another look at it put its value in doubt."""
+    return replace(die, value=None, reason="not a pip face", confidence=0.3,
+                   alternatives=alternatives or die.alternatives)
 
 
 def _part_of_larger(source: Source, item: Found, view: View, net: FaceReader) -> bool:
