@@ -99,8 +99,9 @@ def test_training_is_reproducible_and_exports_what_onnx_runtime_runs(tmp_path) -
         "torch", reason="training needs PyTorch: pip install -e '.[train]' (make train-deps)"
     )
     from vision.lab import face_net_train
+    from vision.lab.face_samples import rendered_samples
 
-    samples = face_net_train.rendered_samples(range(100_000, 100_004))
+    samples = rendered_samples(range(100_000, 100_004))
     assert {s.label for s in samples} - {0}, "rendered trays give dice with values"
     first = face_net_train.train(samples, seed=5, epochs=1, log=lambda *a: None)
     second = face_net_train.train(samples, seed=5, epochs=1, log=lambda *a: None)
@@ -113,3 +114,29 @@ def test_training_is_reproducible_and_exports_what_onnx_runtime_runs(tmp_path) -
     with torch.no_grad():
         expected = torch.softmax(first(torch.from_numpy(face_net.to_input(patches))), 1).numpy()
     assert np.allclose(face_net.FaceNet(out).probabilities(patches), expected, atol=1e-4)
+
+
+def test_training_to_find_the_pips_too_is_reproducible_and_exports_the_face_alone(
+        tmp_path) -> None:
+    torch = pytest.importorskip(
+        "torch", reason="training needs PyTorch: pip install -e '.[train]' (make train-deps)"
+    )
+    from vision.lab import face_net_train
+    from vision.lab.face_samples import rendered_samples
+
+    samples = rendered_samples(range(100_000, 100_003))
+    plain = face_net_train.train(samples, seed=5, epochs=1, log=lambda *a: None)
+    runs = [face_net_train.train(samples, seed=5, epochs=1, log=lambda *a: None, pips=1.0)
+            for _ in range(2)]
+    first, second = (dict(run.state_dict()) for run in runs)
+    assert first.keys() == second.keys() and any(k.startswith("pips.") for k in first)
+    assert all(torch.equal(first[k], second[k]) for k in first)
+    # The pip map's loss moved the face's own layers: it is a training of its own.
+    assert not torch.equal(first["early.0.weight"], plain.state_dict()["early.0.weight"])
+    out = tmp_path / "model.onnx"
+    face_net_train.export(runs[0], out)
+    net = face_net.FaceNet(out)  # the shipped interface: one output, a fully connected last
+    patches, _ = rendered_patches(range(40, 42))
+    with torch.no_grad():
+        expected = torch.softmax(runs[0](torch.from_numpy(face_net.to_input(patches))), 1)
+    assert np.allclose(net.probabilities(patches), expected.numpy(), atol=1e-4)

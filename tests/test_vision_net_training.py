@@ -86,7 +86,7 @@ def test_print_scenes_are_seeded_and_keep_the_judged_fonts_out() -> None:
 
 
 def test_print_samples_are_all_none_and_few_per_scene() -> None:
-    from vision.lab.face_net_train import PRINT_PER_SCENE, print_samples
+    from vision.lab.face_samples import PRINT_PER_SCENE, print_samples
 
     samples = print_samples(range(200_000, 200_004))
     assert samples and all(s.label == 0 and s.group == "print" for s in samples)
@@ -95,7 +95,7 @@ def test_print_samples_are_all_none_and_few_per_scene() -> None:
 
 def test_cloths_are_seeded_dotted_and_their_samples_all_none() -> None:
     from vision.lab import print_scenes
-    from vision.lab.face_net_train import CLOTH_SEEDS, PRINT_PER_SCENE, cloth_samples
+    from vision.lab.face_samples import CLOTH_SEEDS, PRINT_PER_SCENE, cloth_samples
 
     first = CLOTH_SEEDS.start
     assert np.array_equal(print_scenes.cloth(first), print_scenes.cloth(first))
@@ -114,7 +114,7 @@ def test_cloths_are_seeded_dotted_and_their_samples_all_none() -> None:
 
 def test_price_lists_are_seeded_dotted_print_and_their_samples_all_none() -> None:
     from vision.lab import print_scenes
-    from vision.lab.face_net_train import PRICE_SEEDS, PRINT_PER_SCENE, print_samples
+    from vision.lab.face_samples import PRICE_SEEDS, PRINT_PER_SCENE, print_samples
 
     first = PRICE_SEEDS.start
     assert np.array_equal(print_scenes.price_list(first), print_scenes.price_list(first))
@@ -125,7 +125,7 @@ def test_price_lists_are_seeded_dotted_print_and_their_samples_all_none() -> Non
 
 
 def test_varied_samples_hold_each_die_of_the_tray_and_a_few_strays() -> None:
-    from vision.lab.face_net_train import STRAYS_PER_VARIED, VARIED_SEEDS, varied_samples
+    from vision.lab.face_samples import STRAYS_PER_VARIED, VARIED_SEEDS, varied_samples
     from vision.lab.render import render_tray, varied_tray
 
     seeds = range(VARIED_SEEDS.start, VARIED_SEEDS.start + 6)
@@ -140,8 +140,54 @@ def test_varied_samples_hold_each_die_of_the_tray_and_a_few_strays() -> None:
     assert 0 < strays <= len(seeds) * STRAYS_PER_VARIED
 
 
+def test_rendered_samples_say_where_their_pips_are_print_has_none() -> None:
+    from vision.lab.face_samples import VARIED_SEEDS, print_samples, varied_samples
+    from vision.straightening import straighten
+
+    samples = varied_samples(range(VARIED_SEEDS.start, VARIED_SEEDS.start + 3))
+    valued = [s for s in samples if s.label]
+    assert valued and all(s.pips is not None for s in samples)
+    for s in valued:
+        size = s.crop.shape[0]
+        assert np.all((s.pips >= 0) & (s.pips < size))
+        # The die's own pips lie on its top face, around the crop's centre; others' beyond.
+        near = np.linalg.norm(s.pips - size / 2.0, axis=1) < 0.75 * s.side
+        assert np.count_nonzero(near) == s.label
+    # A pip the sample says is there is darker or lighter than the face around it: seen in
+    # the straightened patch at the place the sample maps it to.
+    one = next(s for s in valued if s.label == 1 or s.label == 5)
+    c = one.crop.shape[0] / 2.0
+    patch, back = straighten(one.crop, (c, c), 0.0, one.side)
+    grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(float)
+    middle = min(one.pips, key=lambda p: np.linalg.norm(p - c))
+    x, y = (middle - c) * (patch.shape[0] / 1.5 / one.side) + patch.shape[0] / 2.0
+    ring = [grey[round(y + dy), round(x + dx)] for dx, dy in ((8, 0), (-8, 0), (0, 8), (0, -8))]
+    assert abs(grey[round(y), round(x)] - np.median(ring)) > 25
+    assert all(len(s.pips) == 0 for s in print_samples(range(200_000, 200_002)))
+
+
+def test_dataset_samples_pips_are_unknown(dice_photos) -> None:
+    from vision.lab.face_samples import dataset_samples
+
+    samples = dataset_samples(dice_photos, "even", leave_out="nell-byler/dice_detection")
+    assert samples and all(s.pips is None for s in samples)
+
+
+def test_the_pip_map_marks_each_pip_and_is_unknown_without_pips() -> None:
+    from vision.lab.face_net_train import PIP_GRID, pip_map
+    from vision.straightening import PATCH_SCALE, PATCH_SIDE
+
+    cell = PATCH_SIDE * PATCH_SCALE / PIP_GRID
+    grid = pip_map(np.array([[2.5 * cell, 7.2 * cell], [10.9 * cell, 3.0 * cell]]))
+    assert grid.shape == (PIP_GRID, PIP_GRID)
+    assert grid[7, 2] == 1.0 and grid[3, 10] == 1.0 and np.count_nonzero(grid == 1.0) == 2
+    assert 0.0 < grid[7, 3] < 1.0 and grid[0, 15] < 1e-6
+    assert np.all(pip_map(np.zeros((0, 2))) == 0.0)
+    assert np.all(np.isnan(pip_map(None)))
+
+
 def test_any_colour_samples_hold_each_die_of_its_recoloured_tray() -> None:
-    from vision.lab.face_net_train import ANY_COLOUR_SEEDS, any_colour_samples
+    from vision.lab.face_samples import ANY_COLOUR_SEEDS, any_colour_samples
     from vision.lab.render import any_colour_tray, render_tray
 
     seeds = range(ANY_COLOUR_SEEDS.start, ANY_COLOUR_SEEDS.start + 4)
@@ -158,7 +204,7 @@ def test_any_colour_samples_hold_each_die_of_its_recoloured_tray() -> None:
 
 
 def test_tower_trays_hold_a_few_small_dice_of_one_set_every_kind_as_often() -> None:
-    from vision.lab.face_net_train import TOWER_SEEDS, tower_samples
+    from vision.lab.face_samples import TOWER_SEEDS, tower_samples
     from vision.lab.render import VARIED_DICE, set_of, tower_tray
     from vision.lab.render_varied import TOWER_SIDE
 
@@ -179,7 +225,7 @@ def test_tower_trays_hold_a_few_small_dice_of_one_set_every_kind_as_often() -> N
 
 
 def test_faint_samples_are_dice_with_pips_barely_off_the_body_or_overexposed() -> None:
-    from vision.lab.face_net_train import FAINT_SEEDS, faint_samples
+    from vision.lab.face_samples import FAINT_SEEDS, faint_samples
 
     seeds = range(FAINT_SEEDS.start, FAINT_SEEDS.start + 4)
     samples = faint_samples(seeds)
@@ -239,3 +285,31 @@ def test_the_lean_checks_tower_throws_each_hold_a_die_leaning_on_another() -> No
     samples = rendered_samples(TOWER_SEEDS[:20], draw=tower_spec)
     assert len(samples) == sum(len(s.dice) for s in drawn)
     assert sum(s.label for s in samples) >= len(drawn)  # at least the die on another
+
+
+def test_cut_samples_are_kept_for_the_same_options_and_cut_anew_for_others(
+        tmp_path, monkeypatch) -> None:
+    from vision.lab import face_net_train
+    from vision.lab.face_samples import Sample
+
+    cuts = []
+
+    def collect(args, readers):
+        cuts.append(args.varied)
+        return [Sample(np.full((8, 8, 3), args.varied, np.uint8), 3.0, 1, "rendered")]
+
+    monkeypatch.setattr(face_net_train, "collect", collect)
+    parser = net_training.parser("x", "x", tmp_path / "m.onnx", 1)
+    net_training.add_networks(parser, "finder")
+    for name, default in (("--varied", 1), ("--tower", 0), ("--any-colour", 0),
+                          ("--any-colour-marbled", 0.3), ("--faint", 0), ("--print", 0),
+                          ("--cloths", 0)):
+        parser.add_argument(name, type=type(default), default=default)
+    parser.add_argument("--faint-levels", type=float, nargs=2, default=(6.0, 20.0))
+    parser.add_argument("--dots", default=True)
+    kept = tmp_path / "samples.pkl"
+    first = face_net_train.cached_samples(kept, parser.parse_args([]), None)
+    again = face_net_train.cached_samples(kept, parser.parse_args([]), None)
+    assert cuts == [1] and np.array_equal(first[0].crop, again[0].crop)
+    other = face_net_train.cached_samples(kept, parser.parse_args(["--varied", "2"]), None)
+    assert cuts == [1, 2] and other[0].crop[0, 0, 0] == 2

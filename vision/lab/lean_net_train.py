@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.lab import net_training
-from vision.lab.face_net_train import label_centres
+from vision.lab.face_samples import label_centres
 from vision.lab.net_training import dataset_images, fit, relit, square_around
 from vision.lean_net import (
     DEFAULT_MODEL,

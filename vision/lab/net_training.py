@@ -81,12 +81,15 @@ def fit(
     seed: int,
     epochs: int,
     log: Callable[[str], None] = print,
+    aux: Callable[[Any, Any, np.ndarray], tuple[Any, Any]] | None = None,
 ):
     """The model ``build()`` makes, trained on samples of ``labels``; PyTorch, eval mode.
 
     ``batch_input(indices, rng)`` gives the network's input for those samples (augmented
     anew at each call). Each class weighs the same in the loss, however many samples it has.
-    Same seed, samples and library versions: the same weights.
+    With ``aux``, ``batch_input`` gives (input, more) and ``aux(model, input, more)`` the
+    logits and a loss of another task, added to the classes' loss. Same seed, samples and
+    library versions: the same weights.
     """
     import torch
     from torch import nn
@@ -108,11 +111,16 @@ def fit(
         total, right, seen = 0.0, 0, 0
         for start in range(0, len(order), BATCH):
             idx = order[start : start + BATCH]
-            x = torch.from_numpy(batch_input(idx, rng))
+            given = batch_input(idx, rng)
+            x = torch.from_numpy(given[0] if aux else given)
             y = torch.from_numpy(labels[idx])
             opt.zero_grad()
-            out = model(x)
-            loss = loss_fn(out, y)
+            if aux:
+                out, more = aux(model, x, given[1])
+                loss = loss_fn(out, y) + more
+            else:
+                out = model(x)
+                loss = loss_fn(out, y)
             loss.backward()
             opt.step()
             sched.step()

@@ -14,7 +14,7 @@ import numpy as np
 
 from vision.lab.render_light import glint_spot, highlight
 from vision.lab.render_specs import DieSpec, DieTruth, HandSpec, TraySpec
-from vision.lab.render_texture import face_texture, rounded_square_outline
+from vision.lab.render_texture import face_texture, pip_uv, rounded_square_outline
 
 # --------------------------------------------------------------------------------------------
 # Geometry
@@ -205,6 +205,8 @@ def draw_die(
         cocked=die.cocked,
         side=float(np.mean(np.linalg.norm(top_px - np.roll(top_px, 1, axis=0), axis=1))),
         pip_polarity="dark" if sum(die.pip_bgr) < _body_sum(die) else "light",
+        pips=tuple((float(x), float(y)) for x, y in camera.project(
+            _face_points(top, np.array(pip_uv(die.value, die.pip_spread))))),
     )
 
     h_img, w_img = img.shape[:2]

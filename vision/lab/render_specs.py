@@ -221,6 +221,9 @@ class DieTruth:
     cocked: bool
     side: float
     pip_polarity: str  # "dark" or "light": pips darker or lighter than the body
+    #: The centres of the top face's pips as the camera sees them (the face network's training
+    #: learns where a face's pips are from them).
+    pips: tuple[Point, ...] = ()
 
     def to_json(self) -> dict:
         """A JSON-ready dict."""

@@ -92,6 +92,16 @@ def rounded_square_outline(radius: float, per_corner: int = 8) -> np.ndarray:
 
 
 @lru_cache(maxsize=256)
+def pip_uv(value: int, spread: float) -> list[tuple[float, float]]:
+    """The pip centres of a face of ``value`` in face coordinates (0..1), the corner pips
+    ``spread`` from the face's edges."""
+
+    def along(t: float) -> float:
+        return spread + (t - 0.25) / 0.5 * (1 - 2 * spread) if t != 0.5 else 0.5
+
+    return [(along(u), along(v)) for u, v in PIP_LAYOUTS[value]]
+
+
 def face_texture(
     value: int,
     size: int,
@@ -126,9 +136,7 @@ def face_texture(
     pips = np.zeros((big, big), np.uint8)
     rims = np.zeros((big, big), np.uint8)
     rp = pip_diameter / 2.0 * big
-    for u, v in PIP_LAYOUTS[value]:
-        uu = spread + (u - 0.25) / 0.5 * (1 - 2 * spread) if u != 0.5 else 0.5
-        vv = spread + (v - 0.25) / 0.5 * (1 - 2 * spread) if v != 0.5 else 0.5
+    for uu, vv in pip_uv(value, spread):
         centre = (round(uu * big), round(vv * big))
         cv2.circle(pips, centre, round(rp), 255, -1, cv2.LINE_AA)
         wall = max(1, round(0.25 * rp))
