@@ -147,6 +147,9 @@ def test_rendered_samples_say_where_their_pips_are_print_has_none() -> None:
     samples = varied_samples(range(VARIED_SEEDS.start, VARIED_SEEDS.start + 3))
     valued = [s for s in samples if s.label]
     assert valued and all(s.pips is not None for s in samples)
+    # Each carries the foreground around it, the die in it (what a repainting paints).
+    assert all(s.body.shape == s.crop.shape[:2] for s in samples)
+    assert all(s.body[s.body.shape[0] // 2, s.body.shape[1] // 2] > 0 for s in valued)
     for s in valued:
         size = s.crop.shape[0]
         assert np.all((s.pips >= 0) & (s.pips < size))
@@ -157,7 +160,7 @@ def test_rendered_samples_say_where_their_pips_are_print_has_none() -> None:
     # the straightened patch at the place the sample maps it to.
     one = next(s for s in valued if s.label == 1 or s.label == 5)
     c = one.crop.shape[0] / 2.0
-    patch, back = straighten(one.crop, (c, c), 0.0, one.side)
+    patch, _ = straighten(one.crop, (c, c), 0.0, one.side)
     grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(float)
     middle = min(one.pips, key=lambda p: np.linalg.norm(p - c))
     x, y = (middle - c) * (patch.shape[0] / 1.5 / one.side) + patch.shape[0] / 2.0
@@ -166,11 +169,15 @@ def test_rendered_samples_say_where_their_pips_are_print_has_none() -> None:
     assert all(len(s.pips) == 0 for s in print_samples(range(200_000, 200_002)))
 
 
-def test_dataset_samples_pips_are_unknown(dice_photos) -> None:
+def test_dataset_samples_pips_are_unknown_their_dice_foreground(dice_photos) -> None:
     from vision.lab.face_samples import dataset_samples
 
     samples = dataset_samples(dice_photos, "even", leave_out="nell-byler/dice_detection")
     assert samples and all(s.pips is None for s in samples)
+    # The ivory dice stand out from the desk: the middle of a labelled die is foreground.
+    valued = [s for s in samples if s.label and s.group == "matteop65"]
+    middles = [s.body[s.body.shape[0] // 2, s.body.shape[1] // 2] > 0 for s in valued]
+    assert np.mean(middles) > 0.9
 
 
 def test_the_pip_map_marks_each_pip_and_is_unknown_without_pips() -> None:

@@ -62,6 +62,7 @@ from vision.lab.face_samples import (
 )
 from vision.lab.net_training import fit, relit
 from vision.lab.print_scenes import price_list
+from vision.lab.recolour import recoloured
 from vision.lab.render_any_colour import ANY_MARBLED, ANY_TRANSLUCENT
 from vision.straightening import PATCH_SCALE, PATCH_SIDE, straighten, to_image
 
@@ -81,19 +82,27 @@ MEMBERS = (["--cloths", "80", "--faint-levels", "3", "14"], [])
 PIP_GRID = INPUT_SIDE // 2
 PIP_SIGMA = 0.8
 PIPS = 0.0
+RECOLOUR = 0.0  # share of patches whose die is repainted (`vision.lab.recolour`)
 
 
-def augmented(sample: Sample, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
-    """The sample straightened as the pipeline would, under a random pose and lighting, and
-    where its pips lie in that patch (None where unknown)."""
+def augmented(sample: Sample, rng: np.random.Generator, recolour: float = 0.0
+              ) -> tuple[np.ndarray, np.ndarray | None]:
+    """The sample straightened as the pipeline would, under a random pose and lighting, its
+    die repainted in other colours a share ``recolour`` of the time (`vision.lab.recolour`),
+    and where its pips lie in that patch (None where unknown)."""
     c = sample.crop.shape[0] / 2.0
     side = sample.side * rng.uniform(0.88, 1.14)
     shift = rng.normal(0.0, 0.06 * sample.side, 2)
     patch, back = straighten(sample.crop, (c + shift[0], c + shift[1]), rng.uniform(0, 360),
                              side)
+    forward = cv2.invertAffineTransform(back)
     pips = None
     if sample.pips is not None:
-        pips = to_image(cv2.invertAffineTransform(back), sample.pips.astype(np.float64))
+        pips = to_image(forward, sample.pips.astype(np.float64))
+    if recolour > 0 and sample.body is not None and rng.random() < recolour:
+        body = cv2.warpAffine(sample.body, forward, patch.shape[1::-1], flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE)
+        patch = recoloured(patch, body, rng)
     patch = relit(patch, rng, blur=(0.5, 1.5), noise=8.0)
     if rng.random() < 0.3:
         # A webcam's MJPEG or a re-saved photo: its 8x8 blocks and lost detail.
@@ -172,15 +181,16 @@ def pip_loss(out, target):
 
 
 def train(samples: list[Sample], seed: int, epochs: int = EPOCHS, log=print,
-          pips: float = PIPS):
+          pips: float = PIPS, recolour: float = RECOLOUR):
     """A trained model (PyTorch, eval mode); ``pips``: the weight of the pip map's loss beside
-    the face's (0: the face alone)."""
+    the face's (0: the face alone); ``recolour``: the share of patches whose die is repainted
+    (`augmented`)."""
     import torch
 
     labels = np.array([s.label for s in samples])
 
     def batch(idx: np.ndarray, rng: np.random.Generator):
-        seen = [augmented(samples[i], rng) for i in idx]
+        seen = [augmented(samples[i], rng, recolour) for i in idx]
         x = to_input([patch for patch, _ in seen])
         return (x, np.stack([pip_map(p) for _, p in seen])) if pips > 0 else x
 
@@ -233,12 +243,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="ask the network where the pips are too (rendered dice, print), "
                         f"with this weight beside the face (default {PIPS:g}, as the shipped "
                         "model)")
+    parser.add_argument("--recolour", type=float, default=RECOLOUR, metavar="SHARE",
+                        help="repaint the die of this share of the patches in colours of any "
+                        f"hue (default {RECOLOUR:g}, as the shipped model)")
     parser.add_argument("--samples", metavar="FILE", default=None,
                         help="keep the samples cut in FILE, and read them from it when it "
                         "holds those of these options")
     args = parser.parse_args(argv)
     if args.pips < 0:
         parser.error("--pips: a weight of 0 or more")
+    if not 0 <= args.recolour <= 1:
+        parser.error("--recolour: 0 to 1")
     if not 0 <= args.varied <= len(VARIED_SEEDS):
         parser.error(f"--varied: 0 to {len(VARIED_SEEDS)}")
     if not 0 <= args.tower <= len(TOWER_SEEDS):
@@ -270,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     counts = np.bincount([s.label for s in samples], minlength=len(CLASSES))
     print(f"{len(samples)} samples: " + ", ".join(
         f"{name} {n}" for name, n in zip(CLASSES, counts, strict=True)))
-    model = train(samples, args.seed, args.epochs, pips=args.pips)
+    model = train(samples, args.seed, args.epochs, pips=args.pips, recolour=args.recolour)
     export(model, Path(args.out))
     print(f"wrote {args.out} in {time.perf_counter() - began:.0f} s")
     return 0

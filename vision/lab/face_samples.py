@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from vision.detect import Candidate
@@ -60,6 +61,9 @@ class Sample:
     # (n, 2) crop pixels of every top face's pip in the crop (side faces' are none); None
     # where nobody knows (the dataset's photos).
     pips: np.ndarray | None = None
+    # The crop's foreground, 255 where something stands out from the floor (the pipeline's
+    # own mask: the dice), for `vision.lab.recolour`; None: not known.
+    body: np.ndarray | None = None
 
 
 def _sample(scene: Scene, center: tuple[float, float], side: float, label: int,
@@ -73,7 +77,12 @@ def _sample(scene: Scene, center: tuple[float, float], side: float, label: int,
     if pips is not None:
         pips = (pips - np.asarray(center, np.float32)) * zoom + size / 2.0
         pips = pips[np.all((pips >= 0) & (pips < size), axis=1)].astype(np.float32)
-    return Sample(crop, side, label, group, pips)
+    # The working copy's mask, brought to the crop's pixels (the source is ``zoom`` times it).
+    to_crop = np.array([[zoom, 0.0, size / 2.0 - center[0] * zoom],
+                        [0.0, zoom, size / 2.0 - center[1] * zoom]])
+    body = cv2.warpAffine(scene.look.mask, to_crop, (size, size), flags=cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
+    return Sample(crop, side, label, group, pips, body)
 
 
 def _candidate_sample(scene: Scene, cand: Candidate, label: int, group: str,
