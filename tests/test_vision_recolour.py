@@ -3,6 +3,8 @@ pips, the floor as it was."""
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 
@@ -54,3 +56,24 @@ def test_a_patch_with_hardly_any_die_is_left_as_it_is() -> None:
     speck = np.zeros(patch.shape[:2], np.uint8)
     speck[30:36, 30:36] = 255
     assert np.array_equal(recoloured(patch, speck, np.random.default_rng(0)), patch)
+
+
+def test_only_the_dice_of_the_foreground_are_repainted() -> None:
+    from vision.lab.recolour import dice_only, foreground
+    from vision.lab.render import random_tray, render_tray
+
+    shot = render_tray(random_tray(np.random.default_rng(8), 4), seed=8)
+    mask, side = foreground(shot.image)
+    assert mask.shape == shot.image.shape[:2] and side is not None
+    for t in shot.truth:  # every die's middle stands out from the floor
+        assert mask[round(t.center[1]), round(t.center[0])] == 255
+    # A cable, a shadow, a hand: what stands out away from every die is left out.
+    stray = mask.copy()
+    cv2.rectangle(stray, (0, 0), (40, 40), 255, -1)
+    dice = [(*t.center, t.side) for t in shot.truth]
+    assert all(math.dist(t.center, (20, 20)) > 2 * t.side for t in shot.truth)
+    kept = dice_only(stray, dice)
+    assert not kept[:41, :41].any()
+    for x, y, _ in dice:
+        assert kept[round(y), round(x)] == 255
+    assert np.count_nonzero(kept) <= np.count_nonzero(mask)

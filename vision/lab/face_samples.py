@@ -27,6 +27,7 @@ from vision.detect import Candidate
 from vision.lab.net_training import dataset_images, square_around
 from vision.lab.print_scenes import cloth
 from vision.lab.print_scenes import scene as print_scene
+from vision.lab.recolour import dice_only
 from vision.lab.render_any_colour import ANY_MARBLED, any_colour_tray
 from vision.lab.scoring import die_sizes, load_manifest
 from vision.pipeline import prepare
@@ -61,15 +62,17 @@ class Sample:
     # (n, 2) crop pixels of every top face's pip in the crop (side faces' are none); None
     # where nobody knows (the dataset's photos).
     pips: np.ndarray | None = None
-    # The crop's foreground, 255 where something stands out from the floor (the pipeline's
-    # own mask: the dice), for `vision.lab.recolour`; None: not known.
+    # The crop's dice, 255 where something stands out from the floor (the pipeline's own
+    # mask) near a die known to be there, for `vision.lab.recolour`; None: no die known.
     body: np.ndarray | None = None
 
 
 def _sample(scene: Scene, center: tuple[float, float], side: float, label: int,
-            group: str, pips: np.ndarray | None = None) -> Sample:
+            group: str, pips: np.ndarray | None = None, body: np.ndarray | None = None
+            ) -> Sample:
     """The die at ``center`` (``side``, working pixels) cut from what the pipeline straightens
-    it from, with those of ``pips`` (working pixels; None: unknown) that lie in the crop."""
+    it from, with those of ``pips`` (working pixels; None: unknown) that lie in the crop and
+    the dice's mask ``body`` (working pixels: `_bodies`; None: unknown) around it."""
     image, zoom = scene.source
     side *= zoom
     size = max(8, math.ceil(CROP_FACTOR * side))
@@ -77,18 +80,28 @@ def _sample(scene: Scene, center: tuple[float, float], side: float, label: int,
     if pips is not None:
         pips = (pips - np.asarray(center, np.float32)) * zoom + size / 2.0
         pips = pips[np.all((pips >= 0) & (pips < size), axis=1)].astype(np.float32)
-    # The working copy's mask, brought to the crop's pixels (the source is ``zoom`` times it).
-    to_crop = np.array([[zoom, 0.0, size / 2.0 - center[0] * zoom],
-                        [0.0, zoom, size / 2.0 - center[1] * zoom]])
-    body = cv2.warpAffine(scene.look.mask, to_crop, (size, size), flags=cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_REPLICATE)
+    if body is not None:
+        # The working copy's mask, brought to the crop's pixels (the source is ``zoom`` times
+        # the working copy).
+        to_crop = np.array([[zoom, 0.0, size / 2.0 - center[0] * zoom],
+                            [0.0, zoom, size / 2.0 - center[1] * zoom]])
+        body = cv2.warpAffine(body, to_crop, (size, size), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_CONSTANT, borderValue=0)
     return Sample(crop, side, label, group, pips, body)
 
 
 def _candidate_sample(scene: Scene, cand: Candidate, label: int, group: str,
-                      pips: np.ndarray | None = None) -> Sample:
+                      pips: np.ndarray | None = None, body: np.ndarray | None = None
+                      ) -> Sample:
     """A candidate cut at the side the pipeline straightens it at."""
-    return _sample(scene, cand.center, candidate_side(cand, scene.side), label, group, pips)
+    return _sample(scene, cand.center, candidate_side(cand, scene.side), label, group, pips,
+                   body)
+
+
+def _bodies(scene: Scene, dice) -> np.ndarray:
+    """The dice of a scene as its foreground shows them, near the dice known to be there
+    (rows of x, y, side, working pixels): what `vision.lab.recolour` may repaint."""
+    return dice_only(scene.look.mask, dice)
 
 
 def label_centres(rec: dict) -> list[tuple[float, float, int, float | None]]:
@@ -119,6 +132,7 @@ def dataset_samples(dataset: Path, half: str, log=print, leave_out: str | None =
         labels = [(x * scene.scale, y * scene.scale, v, own * scene.scale if own else None)
                   for x, y, v, own in label_centres(rec)]
         group = rec["source"].split("/")[0]
+        body = _bodies(scene, [(x, y, own or s) for x, y, _, own in labels])
         for cand in scene.readable:
             dists = [math.dist(cand.center, (x, y)) / s for x, y, _, _ in labels]
             nearest = int(np.argmin(dists)) if dists else -1
@@ -128,10 +142,10 @@ def dataset_samples(dataset: Path, half: str, log=print, leave_out: str | None =
                 label = 0
             else:
                 continue
-            samples.append(_candidate_sample(scene, cand, label, group))
+            samples.append(_candidate_sample(scene, cand, label, group, body=body))
         for x, y, v, own in labels:
             side = own if own and 0.7 * scene.side <= own <= 1.4 * scene.side else scene.side
-            samples.append(_sample(scene, (x, y), side, v, group))
+            samples.append(_sample(scene, (x, y), side, v, group, body=body))
     return samples
 
 
@@ -162,8 +176,9 @@ def rendered_samples(seeds=RENDER_SEEDS, readers: Readers | None = None) -> list
         spec = random_tray(rng, max(n, 1), touching=touching, cocked=cocked)
         shot = render_tray(spec, seed=seed)
         scene = prepare(shot.image, readers=readers)
-        pips = _pips_of(shot, scene)
-        samples += [_sample(scene, *die, "rendered", pips) for die in _dice_of(shot, scene)]
+        dice, pips = _dice_of(shot, scene), _pips_of(shot, scene)
+        body = _bodies(scene, [(*centre, side) for centre, side, _ in dice])
+        samples += [_sample(scene, *die, "rendered", pips, body) for die in dice]
     return samples
 
 
@@ -186,11 +201,12 @@ def varied_samples(seeds=VARIED_SEEDS, readers: Readers | None = None,
         shot = render_tray(spec, seed=seed)
         scene = prepare(shot.image, readers=readers)
         dice, pips = _dice_of(shot, scene), _pips_of(shot, scene)
-        samples += [_sample(scene, *die, group, pips) for die in dice]
+        body = _bodies(scene, [(*centre, side) for centre, side, _ in dice])
+        samples += [_sample(scene, *die, group, pips, body) for die in dice]
         far = [c for c in scene.readable
                if all(math.dist(c.center, center) > FAR * side for center, side, _ in dice)]
         for k in rng.permutation(len(far))[:STRAYS_PER_VARIED]:
-            samples.append(_candidate_sample(scene, far[int(k)], 0, group, pips))
+            samples.append(_candidate_sample(scene, far[int(k)], 0, group, pips, body))
     return samples
 
 
@@ -260,6 +276,7 @@ def faint_samples(seeds=FAINT_SEEDS, readers: Readers | None = None,
                                exposure=float(rng.uniform(1.2, 1.5)))
         shot = render_tray(spec, seed=seed)
         scene = prepare(shot.image, readers=readers)
-        pips = _pips_of(shot, scene)
-        samples += [_sample(scene, *die, "faint", pips) for die in _dice_of(shot, scene)]
+        dice, pips = _dice_of(shot, scene), _pips_of(shot, scene)
+        body = _bodies(scene, [(*centre, side) for centre, side, _ in dice])
+        samples += [_sample(scene, *die, "faint", pips, body) for die in dice]
     return samples

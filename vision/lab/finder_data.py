@@ -21,6 +21,7 @@ import numpy as np
 
 from vision.finder import CHANNELS, STRIDE, input_scale
 from vision.image_io import ImageError, load_image
+from vision.lab.recolour import dice_only, foreground, recoloured
 from vision.lab.scoring import PIP_EXTENT, load_manifest
 
 #: The face side of a die-box photo's dice (nell-byler), x the box's shorter side: the box
@@ -38,11 +39,15 @@ class Sample:
     image: np.ndarray
     dice: np.ndarray  # (n, 6) float32
     origin: str  # "render" or the photo's source
+    # What stands out from the floor (`vision.lab.recolour.foreground`), for a photo whose
+    # dice may be repainted; None: never repainted.
+    body: np.ndarray | None = None
 
 
 def photo_samples(dataset: Path, keep: Callable[[dict[str, Any]], bool],
-                  log: Callable[[str], None] = print) -> list[Sample]:
-    """The dataset's photos with die or pip boxes that ``keep`` accepts, as samples."""
+                  log: Callable[[str], None] = print, bodies: bool = False) -> list[Sample]:
+    """The dataset's photos with die or pip boxes that ``keep`` accepts, as samples (with
+    their foreground when ``bodies``: to repaint their dice)."""
     samples = []
     for rec in load_manifest(dataset):
         if rec.get("bbox_kind") not in ("die", "pips") or not keep(rec):
@@ -55,7 +60,14 @@ def photo_samples(dataset: Path, keep: Callable[[dict[str, Any]], bool],
         except ImageError:
             log(f"  skipped {rec['image']}: cannot be read")
             continue
-        samples.append(Sample(image, photo_dice(rec["bbox_kind"], boxes), rec["source"]))
+        dice = photo_dice(rec["bbox_kind"], boxes)
+        body = None
+        if bodies:
+            # A photo of ones has no side in its boxes: its regions' size stands for it.
+            mask, measured = foreground(image)
+            sides = np.where(np.isfinite(dice[:, 2]), dice[:, 2], measured or np.nan)
+            body = dice_only(mask, np.column_stack([dice[:, :2], sides]))
+        samples.append(Sample(image, dice, rec["source"], body))
     return samples
 
 
@@ -115,9 +127,11 @@ def _angle(corners) -> float:
     return math.degrees(math.atan2(y1 - y0, x1 - x0)) % 90.0
 
 
-def crop(sample: Sample, rng: np.random.Generator, size: int) -> tuple[np.ndarray, np.ndarray]:
+def crop(sample: Sample, rng: np.random.Generator, size: int, recolour: float = 0.0
+         ) -> tuple[np.ndarray, np.ndarray]:
     """A ``size`` x ``size`` crop of a sample at the finder's scale, turned, mirrored, scaled
-    and relit at random, with its dice rows in the crop's pixels."""
+    and relit at random, a share ``recolour`` of the photos' with their dice repainted in
+    other colours (`vision.lab.recolour`), with its dice rows in the crop's pixels."""
     image, dice = sample.image, sample.dice.copy()
     h, w = image.shape[:2]
     scale = input_scale(image.shape) * math.exp(rng.uniform(math.log(0.6), math.log(1.7)))
@@ -137,6 +151,10 @@ def crop(sample: Sample, rng: np.random.Generator, size: int) -> tuple[np.ndarra
     fill = tuple(float(v) for v in rng.uniform(0, 255, 3))
     out = cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_AREA if scale < 1 else
                          cv2.INTER_LINEAR, borderMode=border, borderValue=fill)
+    if sample.body is not None and recolour > 0 and rng.random() < recolour:
+        body = cv2.warpAffine(sample.body, m, (size, size), flags=cv2.INTER_NEAREST,
+                              borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        out = recoloured(out, body, rng, least=0.0)
     if len(dice):
         pts = dice[:, :2] @ m[:, :2].T + m[:, 2]
         dice[:, :2] = pts
@@ -206,13 +224,14 @@ def targets(dice: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def batches(samples: list[Sample], rng: np.random.Generator, batch: int, size: int,
-            standardise: Callable[[np.ndarray], np.ndarray]
+            standardise: Callable[[np.ndarray], np.ndarray], recolour: float = 0.0
             ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Endless batches (input, target, weight) of random crops of random samples."""
+    """Endless batches (input, target, weight) of random crops of random samples (`crop`,
+    ``recolour`` of them repainted)."""
     while True:
         xs, ts, ws = [], [], []
         for i in rng.integers(len(samples), size=batch):
-            image, dice = crop(samples[int(i)], rng, size)
+            image, dice = crop(samples[int(i)], rng, size, recolour)
             t, w = targets(dice, size)
             xs.append(standardise(image))
             ts.append(t)

@@ -30,6 +30,7 @@ BATCH = 16
 # tests' renderer draws them, the second half from the bar's variety (`varied_tray`).
 RENDER_SEEDS = range(900_000, 902_400)
 VARIED_FROM = 901_200
+RECOLOUR = 0.0  # share of the photos' crops whose dice are repainted (`vision.lab.recolour`)
 
 
 def build():
@@ -126,8 +127,9 @@ def plain_tray(rng: np.random.Generator):
         return None
 
 
-def train(samples, steps: int, seed: int, log=print):
-    """The finder trained for ``steps`` batches of ``samples``; PyTorch, eval mode."""
+def train(samples, steps: int, seed: int, log=print, recolour: float = 0.0):
+    """The finder trained for ``steps`` batches of ``samples`` (``recolour`` of the photos'
+    crops with their dice repainted); PyTorch, eval mode."""
     import torch
 
     torch.manual_seed(seed)
@@ -135,7 +137,7 @@ def train(samples, steps: int, seed: int, log=print):
     model = build()
     opt = torch.optim.AdamW(model.parameters(), lr=4e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=steps)
-    feed = batches(samples, rng, BATCH, CROP, standardised)
+    feed = batches(samples, rng, BATCH, CROP, standardised, recolour)
     model.train()
     start, running = time.monotonic(), 0.0
     for step in range(1, steps + 1):
@@ -175,7 +177,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--cache", default=None, help="folder to keep the rendered trays in")
     p.add_argument("--seed", type=int, default=SEED)
     p.add_argument("--threads", type=int, default=1, help="PyTorch threads")
+    p.add_argument("--recolour", type=float, default=RECOLOUR, metavar="SHARE",
+                   help="repaint the dice of this share of the photos' crops in colours of "
+                   f"any hue (default {RECOLOUR:g}, as the shipped finder)")
     args = p.parse_args(argv)
+    if not 0 <= args.recolour <= 1:
+        p.error("--recolour: 0 to 1")
     try:
         import torch
     except ImportError:
@@ -196,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     started = time.monotonic()
     photos = photo_samples(dataset, lambda r: r["image"] in names
-                           and r["source"] != args.leave_out)
+                           and r["source"] != args.leave_out, bodies=args.recolour > 0)
     first = RENDER_SEEDS.start
     renders = render_samples(range(first, first + args.renders),
                              Path(args.cache) if args.cache else None, draw_tray)
@@ -204,7 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"({time.monotonic() - started:.0f} s)")
     # Photos and renders weigh alike, however many of each there are.
     samples = photos * max(1, round(len(renders) / max(1, len(photos)))) + renders
-    model = train(samples, args.steps, args.seed)
+    model = train(samples, args.steps, args.seed, recolour=args.recolour)
     export(model, Path(args.out))
     print(f"wrote {args.out} ({time.monotonic() - started:.0f} s in all)")
     return 0

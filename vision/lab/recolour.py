@@ -19,15 +19,18 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.detect import look_at, quick_die_side
 from vision.lab.render_texture import smooth_noise
 from vision.lab.render_varied import lab_of
+from vision.pipeline import WORK_DIE_SIDE, as_read
+from vision.straightening import working_copy
 
 #: Lab distance between the body and the pips at least (a face a person reads at a glance,
 #: as `render_any_colour.ANY_PIP_CONTRAST`), and between a swirl and the pips.
 PIP_CONTRAST = 45.0
 SWIRL_CONTRAST = 35.0
 SWIRLED = 0.4  # share of recoloured dice with a swirl through the body
-MIN_BODY = 0.15  # share of the patch the die must cover to be repainted
+MIN_BODY = 0.15  # share of a die's patch the die must cover to be repainted
 
 
 def _any_colour(rng: np.random.Generator) -> np.ndarray:
@@ -62,16 +65,18 @@ def swirl(size: int, rng: np.random.Generator) -> np.ndarray:
     return np.clip((width - np.abs(waves)) * 4.0 + 0.5, 0.0, 1.0).astype(np.float32)
 
 
-def recoloured(patch: np.ndarray, body: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """``patch`` (BGR uint8) with the die where ``body`` (uint8 mask, 255 on the die) is
-    repainted in colours drawn from ``rng``; the patch as it is where the die covers less
-    than MIN_BODY of it (a white die lost in a white floor: nothing to repaint)."""
+def recoloured(patch: np.ndarray, body: np.ndarray, rng: np.random.Generator,
+               least: float = MIN_BODY) -> np.ndarray:
+    """``patch`` (BGR uint8) with the dice where ``body`` (uint8 mask, 255 on the dice) is
+    repainted in colours drawn from ``rng``, all alike (one set of dice); the patch as it is
+    where the dice cover less than ``least`` of it (a white die lost in a white floor:
+    nothing to repaint)."""
     # Dark pips on a light body may stand out from the body as much as from the floor:
     # holes of a pip's size in the mask are the die's too.
     pip_size = max(3, round(0.12 * patch.shape[0]) | 1)
     inside = cv2.morphologyEx(body, cv2.MORPH_CLOSE, cv2.getStructuringElement(
         cv2.MORPH_ELLIPSE, (pip_size, pip_size))) > 127
-    if inside.mean() < MIN_BODY:
+    if inside.mean() < least or not inside.any():
         return patch
     grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32)
     lo, hi = np.percentile(grey[inside], (2, 98))
@@ -93,3 +98,35 @@ def recoloured(patch: np.ndarray, body: np.ndarray, rng: np.random.Generator) ->
     soft = cv2.GaussianBlur(inside.astype(np.float32), (0, 0), 1.0)[..., None]
     out = patch.astype(np.float32) * (1 - soft) + painted * soft
     return np.clip(out, 0, 255).astype(np.uint8)
+
+
+#: x a die's side: half the square around a die's centre that holds all of it, however it
+#: is turned (a die turned by 45 degrees reaches 0.71 from its centre).
+DIE_REACH = 0.75
+
+
+def dice_only(mask: np.ndarray, dice) -> np.ndarray:
+    """``mask`` (uint8) where it lies within DIE_REACH sides of a die of ``dice`` (rows of
+    x, y, side in the mask's pixels): the dice, without the shadows and cables beside them
+    that stand out from the floor as well."""
+    near = np.zeros_like(mask)
+    for x, y, side in dice:
+        if not np.isfinite(side):
+            continue
+        r = DIE_REACH * side
+        cv2.rectangle(near, (round(x - r), round(y - r)), (round(x + r), round(y + r)), 255, -1)
+    return cv2.bitwise_and(mask, near)
+
+
+def foreground(image: np.ndarray) -> tuple[np.ndarray, float | None]:
+    """The mask (uint8, 255 on what stands out from the floor: the dice) of a whole BGR
+    photo, at its own size, and the die side its regions give (None: none): the pipeline's
+    own foreground, found at the working size the pipeline would read the photo at from
+    that side (no network)."""
+    bgr = as_read(image)
+    h, w = bgr.shape[:2]
+    side = quick_die_side(bgr)
+    scale = min(1.0, WORK_DIE_SIDE / side) if side else min(1.0, 640 / max(h, w))
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    mask = look_at(working_copy(bgr, size)).mask
+    return cv2.resize(mask, (w, h), interpolation=cv2.INTER_NEAREST), side
