@@ -127,3 +127,48 @@ def test_the_shipped_finder_finds_rendered_dice_it_never_saw() -> None:
     assert found >= 0.97 * dice, f"{found} of {dice} dice found"
     assert stray <= 0.03 * dice, f"{stray} spots on no die"
     assert 0.85 < float(np.median(sizes)) < 1.15
+
+
+def _spot(x: float, y: float, side: float, score: float) -> Spot:
+    return Spot((x, y), side, 0.0, score, 0.0)
+
+
+def test_small_dice_are_looked_at_closer_large_ones_not() -> None:
+    from vision.finder import LARGEST, MAX_ZOOM, SMALL_FACE, zoom_for
+
+    scale = 0.5  # a 640-pixel frame in a 320-pixel input
+    small = [_spot(100 * k, 50, 24.0, 0.9) for k in range(1, 5)]  # 12 input px each
+    assert zoom_for(small, scale) == pytest.approx(SMALL_FACE / 12.0, abs=16 / INPUT_SIDE)
+    assert zoom_for([_spot(50, 50, 12.0, 0.9)], scale) == MAX_ZOOM  # at most twice
+    # Large enough already, or nothing sure to size the frame by: one look.
+    assert zoom_for([_spot(50, 50, 40.0, 0.9)], scale) == 1.0
+    assert zoom_for([_spot(50, 50, 24.0, 0.3)], scale) == 1.0
+    assert zoom_for([], scale) == 1.0
+    # A large die among small ones must stay within the network's reach.
+    mixed = [*small, _spot(500, 300, 120.0, 0.9)]
+    assert zoom_for(mixed, scale) * 60.0 <= LARGEST + 1e-6
+
+
+def test_both_looks_give_one_spot_a_die() -> None:
+    from vision.finder import one_spot_per_die
+
+    first = [_spot(100, 100, 25, 0.9), _spot(130, 100, 29, 0.7)]  # two touching dice
+    closer = [_spot(101, 99, 26, 0.95), _spot(200, 200, 20, 0.6)]  # one seen again, one new
+    merged = one_spot_per_die(first + closer)
+    assert [s.center for s in merged] == [(101, 99), (130, 100), (200, 200)]
+    # A guess as large as two dice, between them, holds their centres: not a die.
+    assert one_spot_per_die([*merged, _spot(115, 100, 60, 0.65)]) == merged
+
+
+def test_a_crowd_of_small_dice_is_found_in_the_closer_look() -> None:
+    # Twelve dice of 24-28 px in a 640x480 frame: 12-14 input pixels at the first look.
+    finder = shipped().finder
+    dice = first_found = found = 0
+    for seed in range(6):
+        rng = np.random.default_rng(20_000 + seed)
+        shot = render_tray(random_tray(rng, 12, touching=2, side=(24.0, 28.0)), seed=seed)
+        out, scale = finder.raw(shot.image)
+        dice += len(shot.truth)
+        first_found += _matched(decode(out, scale, shape=shot.image.shape), shot.truth)[0]
+        found += _matched(finder.find(shot.image), shot.truth)[0]
+    assert found >= 0.97 * dice and found > first_found, (dice, first_found, found)

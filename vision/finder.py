@@ -25,6 +25,15 @@ from vision.onnx_model import OnnxNetwork
 
 #: Longer side of the frame as the network sees it.
 INPUT_SIDE = 320
+#: Dice whose faces the network sees smaller than this (input pixels, the median of those it
+#: is SURE of) are looked for again in the frame enlarged, so that they are this large, by at
+#: most MAX_ZOOM, and never so much that the largest die found grows past LARGEST: a 320-pixel
+#: input holds a crowded photo's 25-pixel dice in 12, where the network finds a fifth of them
+#: less surely (docs/lab/vision-finder.md).
+SMALL_FACE = 18.0
+MIN_ZOOM, MAX_ZOOM = 1.25, 2.0  # a second look that enlarges less is not worth its time
+LARGEST = 80.0
+SURE = 0.5
 #: Input pixels per output cell.
 STRIDE = 4
 #: Output channels, in order: centre (logit), x and y offset within the cell (0..1), log of the
@@ -56,20 +65,20 @@ class Spot:
         return cv2.boxPoints((self.center, (self.side, self.side), self.angle))
 
 
-def input_scale(shape: tuple[int, ...]) -> float:
+def input_scale(shape: tuple[int, ...], side: float = INPUT_SIDE) -> float:
     """Network input size / frame size for a frame of ``shape`` (h, w, ...): its longer side
-    brought to INPUT_SIDE."""
+    brought to ``side`` (INPUT_SIDE)."""
     h, w = shape[:2]
-    return INPUT_SIDE / max(h, w)
+    return side / max(h, w)
 
 
-def to_input(bgr: np.ndarray) -> tuple[np.ndarray, float]:
+def to_input(bgr: np.ndarray, side: float = INPUT_SIDE) -> tuple[np.ndarray, float]:
     """The network input (1, 3, H, W) float32 for a BGR frame, and its scale.
 
-    The frame is reduced (area) so its longer side is INPUT_SIDE and padded on the right and
-    bottom to whole multiples of 16 pixels (the network halves its grid four times), then
-    standardised (`standardised`)."""
-    scale = input_scale(bgr.shape)
+    The frame is resized (area when reduced) so its longer side is ``side`` (INPUT_SIDE) and
+    padded on the right and bottom to whole multiples of 16 pixels (the network halves its
+    grid four times), then standardised (`standardised`)."""
+    scale = input_scale(bgr.shape, side)
     h, w = bgr.shape[:2]
     size = (max(1, round(w * scale)), max(1, round(h * scale)))
     small = cv2.resize(bgr, size, interpolation=cv2.INTER_AREA if scale < 1 else
@@ -107,7 +116,7 @@ def decode(out: np.ndarray, scale: float, at: float = FIND_AT,
     peaks = (belief >= at) & (belief >= cv2.dilate(belief, np.ones((3, 3), np.uint8)))
     ys, xs = np.nonzero(peaks)
     order = np.argsort(-belief[ys, xs])[:MAX_DICE]
-    spots = []
+    found = []
     for y, x in zip(ys[order], xs[order], strict=True):
         dx, dy, log_side, c4, s4, cocked = (float(v) for v in out[1:, y, x])
         cx = (x + min(max(dx, 0.0), 1.0)) * STRIDE / scale
@@ -116,15 +125,24 @@ def decode(out: np.ndarray, scale: float, at: float = FIND_AT,
         angle = (math.degrees(math.atan2(s4, c4)) / 4.0) % 90.0
         if shape is not None and not (0 <= cx < shape[1] and 0 <= cy < shape[0]):
             continue
-        if any(math.dist((cx, cy), s.center) < SAME_DIE * s.side for s in spots):
+        found.append(Spot((cx, cy), side, angle, float(belief[y, x]),
+                          1.0 / (1.0 + math.exp(-cocked))))
+    return one_spot_per_die(found)
+
+
+def one_spot_per_die(spots: list[Spot]) -> list[Spot]:
+    """``spots``, surest first, less those that are a surer spot's die seen again: within
+    SAME_DIE sides of it (a side face of a die seen at a slant), or holding its centre."""
+    kept: list[Spot] = []
+    for spot in sorted(spots, key=lambda s: -s.score):
+        if any(math.dist(spot.center, s.center) < SAME_DIE * s.side for s in kept):
             continue
-        spot = Spot((cx, cy), side, angle, float(belief[y, x]), 1.0 / (1.0 + math.exp(-cocked)))
         # A die's top face holds no other die's centre: a spot whose square does is a guess
         # as large as two dice, between them.
-        if any(_inside(s.center, spot) for s in spots):
+        if any(_inside(s.center, spot) for s in kept):
             continue
-        spots.append(spot)
-    return spots
+        kept.append(spot)
+    return kept
 
 
 def _inside(point: tuple[float, float], spot: Spot) -> bool:
@@ -142,12 +160,39 @@ class DieFinder:
         self.path = Path(path)
         self._net = OnnxNetwork.load(self.path, "die finder")
 
-    def raw(self, bgr: np.ndarray) -> tuple[np.ndarray, float]:
-        """The network's output for a BGR frame, and the frame's scale to the input."""
-        x, scale = to_input(bgr)
+    def raw(self, bgr: np.ndarray, side: float = INPUT_SIDE) -> tuple[np.ndarray, float]:
+        """The network's output for a BGR frame brought to ``side`` (`to_input`), and the
+        frame's scale to the input."""
+        x, scale = to_input(bgr, side)
         return np.asarray(self._net.run(x)), scale
 
     def find(self, bgr: np.ndarray, at: float = FIND_AT) -> list[Spot]:
-        """Every die top face in a BGR frame whose belief is at least ``at``, surest first."""
+        """Every die top face in a BGR frame whose belief is at least ``at``, surest first.
+        Where the dice it is sure of are small in its input, the frame is looked at again
+        enlarged (`zoom_for`), and the spots of both looks are one die each
+        (`one_spot_per_die`): the closer look finds small dice the first missed, the first
+        keeps a die the closer look merged with its neighbour."""
         out, scale = self.raw(bgr)
-        return decode(out, scale, at, bgr.shape)
+        spots = decode(out, scale, at, bgr.shape)
+        zoom = zoom_for(spots, scale)
+        if zoom > 1.0:
+            out, closer = self.raw(bgr, INPUT_SIDE * zoom)
+            spots = one_spot_per_die(spots + decode(out, closer, at, bgr.shape))[:MAX_DICE]
+        return spots
+
+
+def zoom_for(spots: list[Spot], scale: float) -> float:
+    """How much larger than INPUT_SIDE to look at a frame whose ``spots`` were found at
+    ``scale`` (input / frame): enough to bring the median face of the dice the network is
+    SURE of to SMALL_FACE input pixels, at most MAX_ZOOM and never past LARGEST for the
+    largest of them; 1 when they are large enough (less than MIN_ZOOM to gain), or none is
+    sure."""
+    sides = [s.side * scale for s in spots if s.score >= SURE]
+    if not sides:
+        return 1.0
+    zoom = min(MAX_ZOOM, SMALL_FACE / float(np.median(sides)), LARGEST / max(sides))
+    if zoom < MIN_ZOOM:
+        return 1.0
+    # A whole number of the network's 16-pixel units (rounded down: within the caps), so the
+    # enlarged input is padded as little as the first.
+    return max(1.0, math.floor(INPUT_SIDE * zoom / 16) * 16 / INPUT_SIDE)

@@ -52,6 +52,10 @@ SAME_DIE = 0.8  # x die side: closer readings are of the same die
 OFF_CENTRE = 0.45
 MIN_BODY_COVER = 0.6  # of a die's square, for dice found from their pips
 MIN_ONE_DEPTH = 0.3  # x die side: how deep inside its body the pip of a one lies, at least
+# x the typical die side: the finder's spot of a one with no die body around it, in a frame
+# whose dice bodies gave that side, is at least this large (a speck of the floor is found as
+# a small die: docs/lab/vision-finder.md).
+LONE_PIP_SIDE = 0.75
 # An unsure "die" the network is this sure shows no die face is none: a fingertip, a speck,
 # a mark on the tray. (Real dice left unsure are faces it cannot settle, not blanks to it.)
 NET_NO_FACE = 0.9
@@ -237,7 +241,8 @@ def read_scene(scene: Scene) -> list[Found]:
                 continue
             if _blank_part(cand, view.probs):
                 continue
-            item = read_candidate(mask, cand, side, polarity, view, net=net)
+            item = read_candidate(mask, cand, side, polarity, view, net=net,
+                                  sized=scene.sized)
             # An unsure die the network sees a face on may be of another size than assumed.
             if item is not None and item.die.value is None and int(np.argmax(view.probs)) > 0:
                 item = (read_resized(scene.source, mask, cand, side, polarity, view, net=net)
@@ -334,12 +339,13 @@ def same_die(point: tuple[float, float], found: Found, side: float) -> bool:
 
 def read_candidate(
     mask: np.ndarray, cand: Candidate, side: float, polarity: str | None, view: View,
-    *, net: FaceReader, alone: bool = True,
+    *, net: FaceReader, alone: bool = True, sized: bool = False,
 ) -> Found | None:
     """One straightened candidate as a die: read when the readers agree on a value whose pips
     lie on a die, unsure with a reason when it is a die they do not settle, None when it is
     no die (pips with no die body, a pip cluster that does not read). ``net``: the face
-    network; ``alone``: whether its value may stand alone (`combined_reading`)."""
+    network; ``alone``: whether its value may stand alone (`combined_reading`); ``sized``:
+    whether dice bodies gave the typical ``side`` (the dice stand out from the floor)."""
     die_side, patch, back = view.side, view.patch, view.back
     use_own = die_side != side
     reading = combined_reading(patch, polarity, view.probs, net=net, alone=alone)
@@ -355,10 +361,16 @@ def read_candidate(
         # few pips, and a spot it is unsure of needs a body or a network sure of a face.
         doubted = cand.source == "found" and (fit.value <= FEW_PIPS_FOUND
                                               or cand.score < SURE_FOUND)
+        # A speck of the floor that the finder took for a small die is a one's pip in a
+        # blank face to the network: where the dice stand out from the floor, a lone pip with
+        # no body needs a spot of a die's size. (Where they do not, white dice on a light
+        # floor, the finder sizes a one by little more than its pip.)
+        speck = (sized and fit.value == 1 and cand.source == "found"
+                 and cand.side < LONE_PIP_SIDE * side)
         if ((cand.source not in WHOLE or doubted)
                 and body_cover(mask, centre, die_side) < MIN_BODY_COVER
-                and not (net_vouches(view.probs) and cand.score >= SURE_FOUND
-                         and (fit.value > 1 or cand.source == "found"))):
+                and (speck or not (net_vouches(view.probs) and cand.score >= SURE_FOUND
+                                   and (fit.value > 1 or cand.source == "found")))):
             return None
         # The pip of a one is in the middle of its die; a pip near a body's edge is one pip of
         # a two or three whose other pips were not seen, unless the network, which sees the

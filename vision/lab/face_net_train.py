@@ -81,8 +81,8 @@ MEMBERS = (["--cloths", "80", "--faint-levels", "3", "14"], [])
 # of its loss in the shipped recipe.
 PIP_GRID = INPUT_SIDE // 2
 PIP_SIGMA = 0.8
-PIPS = 0.0
-RECOLOUR = 0.0  # share of patches whose die is repainted (`vision.lab.recolour`)
+PIPS = 1.0
+RECOLOUR = 0.4  # share of patches whose die is repainted (`vision.lab.recolour`)
 
 
 def augmented(sample: Sample, rng: np.random.Generator, recolour: float = 0.0

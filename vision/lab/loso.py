@@ -22,6 +22,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from vision.lab.finder_train import STEPS
 from vision.lab.scoring import DEFAULT_DATASET, load_manifest
 from vision.readers import Readers
 
@@ -91,7 +92,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--dataset", default=str(DEFAULT_DATASET))
     t.add_argument("--source", action="append",
                    help="only this source (repeatable; default: every source of the dataset)")
-    t.add_argument("--steps", type=int, default=3000, help="finder training steps")
+    t.add_argument("--steps", type=int, default=STEPS,
+                   help=f"finder training steps (default {STEPS}, as the shipped finder)")
     t.add_argument("--epochs", type=int, default=30,
                    help="face network epochs (default 30, as the shipped one)")
     t.add_argument("--threads", type=int, default=1)
