@@ -308,6 +308,7 @@ def test_command_line_writes_pngs_and_truth(tmp_path, capsys) -> None:
     assert image.shape == (240, 320, 3)
     truth = json.loads(pngs[0].with_suffix(".json").read_text())
     assert len(truth) == 3 and sum(t["cocked"] for t in truth) == 1
+    assert all(len(t["pips"]) == t["value"] for t in truth)
     assert "3 dice" in capsys.readouterr().out
     with pytest.raises(SystemExit):  # one .png file cannot hold two images
         main(["--out", str(tmp_path / "x.png"), "--count", "2"])

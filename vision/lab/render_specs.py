@@ -234,6 +234,7 @@ class DieTruth:
             "cocked": self.cocked,
             "side": round(self.side, 2),
             "pip_polarity": self.pip_polarity,
+            "pips": [[round(x, 2), round(y, 2)] for x, y in self.pips],
         }
 
 
