@@ -130,7 +130,7 @@ def test_a_profile_worse_than_none_is_refused(
     for faces in ([1, 4, 6], [2, 3, 5]):
         tray.throw(faces)
         images.append(still_image(camera))
-    result = check(images, [3, 3], Profile(die_side=140.0))
+    result = check(images, [3, 3], Profile(die_side=200.0))
     assert not result.passed and result.advice
     assert check(images, [3, 3], Profile()).passed
     # The command: zones that leave out most of where the dice land read worse than no

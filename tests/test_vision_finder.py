@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from vision.finder import CHANNELS, INPUT_SIDE, STRIDE, Spot, decode, to_input
+from vision.finder import CHANNELS, INPUT_SIDE, STRIDE, SURE, Spot, decode, to_input
 from vision.lab.finder_data import Sample, crop, photo_dice, targets
 from vision.lab.render import random_tray, render_tray
 from vision.readers import shipped
@@ -111,7 +111,7 @@ def _matched(spots: list[Spot], truth, reach: float = 0.35) -> tuple[int, int]:
 
 def test_the_shipped_finder_finds_rendered_dice_it_never_saw() -> None:
     # Seeds far from the training renders'; every kind of floor, die colour and size.
-    dice = found = stray = 0
+    dice = found = stray = sure_stray = 0
     sizes = []
     for seed in range(40):
         rng = np.random.default_rng(10_000 + seed)
@@ -120,12 +120,16 @@ def test_the_shipped_finder_finds_rendered_dice_it_never_saw() -> None:
         spots = shipped().finder.find(shot.image)
         f, s = _matched(spots, shot.truth)
         dice, found, stray = dice + len(shot.truth), found + f, stray + s
+        sure_stray += _matched([p for p in spots if p.score >= SURE], shot.truth)[1]
         for t in shot.truth:
             near = [p for p in spots if math.dist(p.center, t.center) < 0.35 * t.side]
             if near:
                 sizes.append(near[0].side / t.side)
     assert found >= 0.97 * dice, f"{found} of {dice} dice found"
-    assert stray <= 0.03 * dice, f"{stray} spots on no die"
+    # Spots the finder is unsure of are checked by the reading (a spot where nothing stands
+    # out from the floor and no face is read is dropped); none it is sure of is on no die.
+    assert stray <= 0.05 * dice, f"{stray} spots on no die"
+    assert sure_stray <= 0.01 * dice, f"{sure_stray} sure spots on no die"
     assert 0.85 < float(np.median(sizes)) < 1.15
 
 
@@ -161,12 +165,13 @@ def test_both_looks_give_one_spot_a_die() -> None:
 
 
 def test_a_crowd_of_small_dice_is_found_in_the_closer_look() -> None:
-    # Twelve dice of 24-28 px in a 640x480 frame: 12-14 input pixels at the first look.
+    # Twelve dice of 18-22 px in a 640x480 frame: 9-11 input pixels at the first look, where
+    # it misses some (at 24-28 px it finds them all).
     finder = shipped().finder
     dice = first_found = found = 0
     for seed in range(6):
         rng = np.random.default_rng(20_000 + seed)
-        shot = render_tray(random_tray(rng, 12, touching=2, side=(24.0, 28.0)), seed=seed)
+        shot = render_tray(random_tray(rng, 12, touching=2, side=(18.0, 22.0)), seed=seed)
         out, scale = finder.raw(shot.image)
         dice += len(shot.truth)
         first_found += _matched(decode(out, scale, shape=shot.image.shape), shot.truth)[0]

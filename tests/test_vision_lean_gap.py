@@ -60,9 +60,9 @@ def _still_throw(seed: int, cocked: bool):
 
 def test_a_die_the_lean_network_half_suspects_is_cocked_across_a_bridged_gap(monkeypatch
                                                                            ) -> None:
-    # A one leaning on a four, ivory dice with green pips: the lean network 0.9 sure of
-    # another die and under LEAN_SURE of the one, whose face shows no squeeze.
-    image, truth, profile = _still_throw(65, cocked=True)
+    # A one leaning on another die of a varied tower's throw, that the lean network does not
+    # call cocked on its own and whose face shows no squeeze.
+    image, truth, profile = _still_throw(132, cocked=True)
     leaner = next(d for d in truth.dice if d.leaning)
     dice = vision.read_dice(image, profile)
     read = min(dice, key=lambda d: math.dist(d.center, leaner.center))
