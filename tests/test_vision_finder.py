@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vision.finder import CHANNELS, INPUT_SIDE, STRIDE, SURE, Spot, decode, to_input
-from vision.lab.finder_data import Sample, crop, photo_dice, targets
+from vision.lab.finder_data import Sample, crop, empty_samples, photo_dice, targets
 from vision.lab.render import random_tray, render_tray
 from vision.readers import shipped
 
@@ -107,6 +107,19 @@ def _matched(spots: list[Spot], truth, reach: float = 0.35) -> tuple[int, int]:
     stray = sum(not any(math.dist(s.center, t.center) < 0.6 * t.side for t in truth)
                 for s in spots)
     return found, stray
+
+
+def test_frames_without_dice_teach_that_nothing_is_there() -> None:
+    # Cloths of dots, print and price lists: no die rows, so every cell's belief is taught 0.
+    frames = empty_samples(range(5))
+    assert [f.origin for f in frames] == ["empty"] * 5
+    assert len({f.image.tobytes() for f in frames}) == 5  # a cloth, a page, a price list...
+    rng = np.random.default_rng(3)
+    for frame in frames:
+        assert frame.dice.shape == (0, 6)
+        image, dice = crop(frame, rng, 160)
+        target, weight = targets(dice, 160)
+        assert image.shape == (160, 160, 3) and not target.any() and weight[0].all()
 
 
 def test_the_shipped_finder_finds_rendered_dice_it_never_saw() -> None:

@@ -121,6 +121,17 @@ def render_samples(seeds: range, cache: Path | None,
     return samples
 
 
+def empty_samples(seeds: range) -> list[Sample]:
+    """Frames without a die, one a seed: in turn a cloth of dots, a page of print and a price
+    list with dotted leaders (`vision.lab.print_scenes`), whose round marks a finder that has
+    only seen trays of dice takes for small dice."""
+    from vision.lab.print_scenes import cloth, price_list, scene
+
+    draw = (cloth, scene, price_list)
+    return [Sample(draw[k % len(draw)](seed), np.zeros((0, 6), np.float32), "empty")
+            for k, seed in enumerate(seeds)]
+
+
 def _angle(corners) -> float:
     """The turn of a face's square (degrees, 0..90) from its corners in face order."""
     (x0, y0), (x1, y1) = corners[0], corners[1]
