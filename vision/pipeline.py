@@ -47,7 +47,7 @@ from vision.detect import (
 from vision.exposure import exposed
 from vision.exposure import gain as exposure_gain
 from vision.face_net import FaceReader
-from vision.finder import Spot
+from vision.finder import SURE, Spot
 from vision.image_io import as_bgr
 from vision.lean_gap import LEAN_BRIDGED, leans_on
 from vision.lean_net import LEAN_SURE, distance_from_centre, lean_patch
@@ -67,9 +67,9 @@ MIN_WORKING_SIDE = 160  # ... but never smaller than this
 WORK_DIE_SIDE = 32.0  # die side (px) at the working size
 # Die sides tried (x the one assumed) when no die body in the image gives the size.
 TRIAL_SIDES = (0.6, 0.75, 0.9, 1.0, 1.15, 1.3, 1.5)
-# The finder's spots this sure of a die check the frame's typical die side, which must be
-# within SIDE_AGREES times their median.
-SURE_SPOT = 0.5
+# The finder's spots it is SURE of (the belief that also sizes its closer look) check the
+# frame's typical die side, which must be within SIDE_AGREES times their median.
+SURE_SPOT = SURE
 SIDE_AGREES = 1.5
 # x a spot's side: a classic candidate nearer than this to a spot, but not on it, is beside
 # its die (see `_with_spots`).
