@@ -92,7 +92,7 @@ def test_from_images_writes_a_profile_that_read_uses(
     assert [sorted(d["value"] for d in line["dice"]) for line in lines] == faces
 
 
-@pytest.mark.parametrize(("seed", "saved"), [(0, True), (5, False)])
+@pytest.mark.parametrize(("seed", "saved"), [(0, True), (2, False)])
 def test_dice_nearly_the_colour_of_the_tray_are_named_as_what_to_fix(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], seed: int, saved: bool) -> None:
     # Ivory dice on white paper: the check throws may read well (saved, with a warning:
@@ -108,10 +108,9 @@ def test_dice_nearly_the_colour_of_the_tray_are_named_as_what_to_fix(
     assert (tmp_path / "pale.json").exists() == saved
 
 
-@pytest.mark.xfail(strict=True, reason="a speck on white paper is read as a white die's one")
 def test_an_empty_white_page_reads_no_die(tmp_path: Path) -> None:
-    # Known: where no die body sizes the frame, a dark speck of the paper (4 px) is taken for
-    # the pip of a white one, which the readers would find from its pip alone.
+    # Where no die body sizes the frame, a dark speck of the paper (4 px) looks like the pip
+    # of a white one: the finder, taught frames without dice, must not take it for a die.
     import vision
 
     _throws(tmp_path, seed=4, throws=1, colours="ivory/black", floor="paper")

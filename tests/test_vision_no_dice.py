@@ -127,13 +127,7 @@ def test_no_die_has_a_value(name: str) -> None:
     assert valued == []
 
 
-# Known: the die finder, which has never been shown a frame without dice, is sure of the red
-# dots as small red dice; the face network leaves them unsure ("low contrast"), none valued.
-_FINDER_TAKES_DOTS = pytest.mark.xfail(strict=True, reason="red polka dots found as dice")
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_FINDER_TAKES_DOTS) if n == "polka"
-                                  else n for n in SCENES])
+@pytest.mark.parametrize("name", SCENES)
 def test_unsure_dice_are_rare(name: str) -> None:
     assert sum(d.value is None for d in reading(name)) <= MAX_UNSURE
 

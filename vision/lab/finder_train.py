@@ -32,10 +32,10 @@ RENDER_SEEDS = range(900_000, 902_400)
 VARIED_FROM = 901_200
 RECOLOUR = 0.0  # share of the photos' crops whose dice are repainted (`vision.lab.recolour`)
 # Frames without a die (cloths of dots, print), seeds apart from the face network's and the
-# tests' scenes: the finder trained on dice alone was sure of a polka cloth's dots. Not in
-# the shipped recipe yet (`--empty 0`): measured in docs/lab/vision-finder.md.
+# tests' scenes: the finder trained on dice alone was sure of a polka cloth's dots, and of a
+# speck of white paper as a white die's one (docs/lab/vision-finder.md).
 EMPTY_SEEDS = range(960_000, 960_300)
-EMPTY = 0
+EMPTY = 300
 # Training steps of the shipped finder: 9,000 found twice as many of a source's dice it never
 # saw as 3,000 did (docs/lab/vision-finder.md).
 STEPS = 9000
@@ -188,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=1, help="PyTorch threads")
     p.add_argument("--empty", type=int, default=EMPTY, metavar="N",
                    help=f"frames without a die to learn from (cloths of dots, print; at most "
-                        f"{len(EMPTY_SEEDS)})")
+                        f"{len(EMPTY_SEEDS)}; default %(default)s, as the shipped model)")
     p.add_argument("--recolour", type=float, default=RECOLOUR, metavar="SHARE",
                    help="repaint the dice of this share of the photos' crops in colours of "
                    f"any hue (default {RECOLOUR:g}, as the shipped finder)")
