@@ -52,8 +52,10 @@ def test_a_tower_run_with_league_keys_publishes_its_game(tmp_path: Path, broker)
             tables = store.tables()
             return tables[0] if tables else {}
 
-        # The game `run` started, and the tower's retained status.
-        assert wait_until(lambda: table().get("status") == "playing")
+        # The game `run` started, and the tower's retained status. Status and game are
+        # messages of their own: the game may arrive a moment after the status.
+        assert wait_until(lambda: table().get("status") == "playing"
+                          and table().get("game") is not None)
         assert [p["name"] for p in table()["game"]["players"]] == PLAYERS
         board = Scoreboard(f"http://127.0.0.1:{port}/")
         board.login(PIN)
