@@ -22,6 +22,7 @@ def phone(browser: object) -> object:  # noqa: F811 (the fixture imported above)
 
 
 def test_the_board_is_live_on_a_phone(tmp_path, phone) -> None:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
     store = LeagueStore(tmp_path / "league.sqlite3")
@@ -30,7 +31,8 @@ def test_the_board_is_live_on_a_phone(tmp_path, phone) -> None:
         _feed(store, tower, actions[:10])
     with BoardServer(create_app(store)) as server:
         phone.get(server.url + "?lang=en")
-        wait = WebDriverWait(phone, WAIT)
+        # The board redraws a table when it changes: an element found a moment ago may be gone.
+        wait = WebDriverWait(phone, WAIT, ignored_exceptions=(StaleElementReferenceException,))
         wait.until(lambda d: d.find_element("id", "conn").get_attribute("data-state") == "live")
         assert len(phone.find_elements("css selector", ".table")) == 3
         _feed(store, "bar-2", actions[10:])  # the game goes on to its end
