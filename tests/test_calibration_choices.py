@@ -17,8 +17,8 @@ import pytest
 from calibration import choices, faces
 from calibration.labels import Labelled
 from vision import Die, Profile, shipped_readers
+from vision.finder import SURE
 from vision.lab.render import random_tray, render_tray
-from vision.pipeline import SURE_SPOT
 
 
 def _trays(seeds: tuple[int, ...], **options: object
@@ -55,10 +55,10 @@ def test_a_die_side_that_reads_the_values_worse_is_dropped() -> None:
 
 class _DoubtfulFinder:
     """The shipped die finder, unsure of every die it finds: the reader then takes no size
-    from it (`vision.pipeline.SURE_SPOT`), as with dice unlike those it learnt."""
+    from it (`vision.finder.SURE`), as with dice unlike those it learnt."""
 
     def find(self, image: np.ndarray) -> list:
-        return [replace(s, score=min(s.score, 0.9 * SURE_SPOT))
+        return [replace(s, score=min(s.score, 0.9 * SURE))
                 for s in shipped_readers().finder.find(image)]
 
 

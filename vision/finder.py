@@ -34,7 +34,7 @@ SMALL_FACE = 18.0
 MIN_ZOOM, MAX_ZOOM = 1.25, 2.0  # a second look that enlarges less is not worth its time
 LARGEST = 80.0
 #: A spot of at least this belief is a die the network is sure of (`zoom_for`, and the
-#: reading's check of the frame's die size, `vision.pipeline.SURE_SPOT`).
+#: reading's check of the frame's die size, `vision.pipeline`).
 SURE = 0.5
 #: Input pixels per output cell.
 STRIDE = 4

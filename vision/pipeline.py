@@ -67,9 +67,9 @@ MIN_WORKING_SIDE = 160  # ... but never smaller than this
 WORK_DIE_SIDE = 32.0  # die side (px) at the working size
 # Die sides tried (x the one assumed) when no die body in the image gives the size.
 TRIAL_SIDES = (0.6, 0.75, 0.9, 1.0, 1.15, 1.3, 1.5)
-# The finder's spots it is SURE of (the belief that also sizes its closer look) check the
-# frame's typical die side, which must be within SIDE_AGREES times their median.
-SURE_SPOT = SURE
+# The finder's spots it is SURE of (`vision.finder.SURE`, the belief that also sizes its
+# closer look) check the frame's typical die side, which must be within SIDE_AGREES times
+# their median.
 SIDE_AGREES = 1.5
 # x a spot's side: a classic candidate nearer than this to a spot, but not on it, is beside
 # its die (see `_with_spots`).
@@ -201,9 +201,9 @@ def _checked_side(side: float | None, spots: list[Spot]) -> float | None:
 
 
 def _sure(found: Iterable[_Found]) -> list[_Found]:
-    """The dice the die finder is sure of (SURE_SPOT), of its spots or of the candidates it
-    gave (`_with_spots`)."""
-    return [f for f in found if f.score >= SURE_SPOT]
+    """The dice the die finder is sure of (`vision.finder.SURE`), of its spots or of the
+    candidates it gave (`_with_spots`)."""
+    return [f for f in found if f.score >= SURE]
 
 
 def _with_spots(spots: list[Spot], scale: float, shape: tuple[int, int],
