@@ -1,5 +1,5 @@
-"""Learning the bar's own dice: patches of them with their values, and the face network's last
-layer refitted on them (`vision.adaptation`).
+"""Learning the bar's own dice: patches of them with their values, and the face network tuned
+on them (`calibration.tuning`, `vision.adaptation`).
 
 Patches are cut as the reader cuts them (`vision.pipeline.prepare`): every candidate the reader
 would straighten near a labelled die takes its value, one far from every labelled die is "no
@@ -7,31 +7,34 @@ face" (a side face, a mark on the tray), and every labelled die is also cut at i
 centre, at its size and a little smaller and larger. Each patch is shown turned and mirrored
 too (a die has no upright). What the installer typed may be wrong: a label that the plain
 reader (its four readers under one rule, with the shipped network) reads as another value, or
-that the refitted network still contradicts, surely and every way the patch is turned, as the
-shipped one does, is set aside as a likely slip (`Learnt.doubted`) and the layer is refitted
+that the tuned network still contradicts, surely and every way the patch is turned, as the
+shipped one does, is set aside as a likely slip (`Learnt.doubted`) and the network is tuned
 without it.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
+from calibration import tuning
 from calibration.labels import Labelled
 from vision import Profile, Readers
-from vision.adaptation import Adaptation, fit, softmax
+from vision.adaptation import Adaptation
 from vision.combined import EVERY_WAY, combined_reading, other_views
-from vision.face_net import FaceNet
+from vision.face_net import CLASSES, FaceNet, to_input
+from vision.onnx_model import OnnxNetwork, load_model
 from vision.pipeline import prepare
 from vision.straightening import candidate_side, straighten
 
 NEAR = 0.3  # x die side: a candidate this near a labelled die is that die
 FAR = 0.9  # x die side: one farther than this from every labelled die is no die
 SIZES = (0.9, 1.0, 1.12)  # a labelled die is cut at these times its side
-# A label is doubted when the refitted network, over the patch's eight views, gives it less
+# A label is doubted when the tuned network, over the patch's eight views, gives it less
 # than DOUBT_LABEL and another value more than DOUBT_OTHER, and the shipped network too reads
 # that other value (a slip of the installer's, not a die the network has to learn).
 DOUBT_LABEL = 0.1
@@ -70,10 +73,10 @@ def merged(parts: Sequence[Patches]) -> Patches:
 
 @dataclass
 class Learnt:
-    """The adaptation learnt, and the labels set aside as slips (described: photo, place,
-    value given, value read)."""
+    """The adaptation learnt (None: no patch to learn from), from how many dice, and the
+    labels set aside as slips (described: photo, place, value given, value read)."""
 
-    adaptation: Adaptation
+    adaptation: Adaptation | None
     dice: int
     doubted: list[str] = field(default_factory=list)
 
@@ -122,59 +125,75 @@ def cut(images: Sequence[np.ndarray], labelled: Sequence[Sequence[Labelled]],
     return out
 
 
-def every_way(patches: Sequence[np.ndarray], features: Callable[[list[np.ndarray]], np.ndarray]
-              ) -> np.ndarray:
-    """(N, EVERY_WAY, F) features of each patch and its seven turned and mirrored views."""
-    views = [v for p in patches for v in (p, *other_views(p))]
-    out = features(views)
-    return out.reshape(len(patches), EVERY_WAY, -1)
-
-
-def learn(patches: Patches, net: FaceNet) -> Learnt:
-    """The face network ``net``'s last layer refitted on ``patches`` (every view of each),
-    with the labels the refit still surely contradicts, as the network itself does, set
-    aside."""
-    weights, biases = net.classifier()
-    if not patches.patches:
-        return Learnt(Adaptation(net.digest, weights, biases), 0)
-    feats = every_way(patches.patches, net.features)
-    labels = np.asarray(patches.labels, np.int64)
+def learn(patches: Patches, net: FaceNet, *, steps: int = tuning.STEPS) -> Learnt:
+    """The face network ``net`` tuned on ``patches`` (every view of each), without the
+    labels that look like slips: those the plain reader reads as another value, then those
+    the tuned network still surely contradicts, every way the patch is turned, as the shipped
+    one does (the network is then tuned again without them)."""
     die = np.asarray(patches.die, np.int64)
-    flat = feats.reshape(-1, feats.shape[-1])
-    repeated = np.repeat(labels, EVERY_WAY)
-    adaptation = fit(flat, repeated, weights, biases, model=net.digest)
-    # Per labelled die: its patches' mean belief over every view, refitted and shipped, and
-    # what the plain reader reads on them.
+    labels = np.asarray(patches.labels, np.int64)
+    known = sorted(set(die[die >= 0].tolist()))
+    if not patches.patches or not isinstance(net, FaceNet):
+        return Learnt(None, 0)  # a stand-in for the network has nothing to tune
+    shipped = net.probabilities(patches.patches)
     doubted, keep = [], np.ones(len(labels), bool)
-    for d in sorted(set(die[die >= 0].tolist())):
+    for d in known:
         rows = die == d
         value = int(labels[rows][0])
-        mine = softmax(adaptation.logits(feats[rows].reshape(-1, flat.shape[1]))).mean(axis=0)
-        shipped = softmax(feats[rows].reshape(-1, flat.shape[1]) @ weights.T + biases
-                          ).mean(axis=0)
-        other = int(np.argmax(np.where(np.arange(len(mine)) == value, -1.0, mine)))
         read = _plain_reading([patches.patches[k] for k in np.flatnonzero(rows)],
-                              feats[rows, 0] @ weights.T + biases, net)
+                              shipped[rows], net)
         if read not in (None, value):
-            other = read
-        elif not (mine[value] < DOUBT_LABEL and mine[other] > DOUBT_OTHER and other > 0
-                  and int(np.argmax(shipped)) == other):
+            doubted.append(f"{patches.described[d]}: given {value}, reads {read}")
+            keep &= ~rows
+    if not keep.any():
+        return Learnt(None, 0, doubted)
+    views = to_input([v for k in np.flatnonzero(keep)
+                      for v in (patches.patches[k], *other_views(patches.patches[k]))])
+    model = load_model(net.path, "face network")
+    tuned = tuning.tune(model, views, np.repeat(labels[keep], EVERY_WAY), steps=steps)
+    mine = _beliefs(tuned, views)
+    first_doubts = len(doubted)
+    for d in known:
+        rows = (die == d)[keep]
+        if not rows.any():
             continue
-        doubted.append(f"{patches.described[d]}: given {value}, reads {other}")
-        keep &= ~rows
-    if doubted:
-        kept = np.repeat(keep, EVERY_WAY)
-        adaptation = fit(flat[kept], repeated[kept], weights, biases, model=net.digest)
-    return Learnt(adaptation, len(set(die[die >= 0].tolist())) - len(doubted), doubted)
+        value = int(labels[keep][rows][0])
+        believed = mine[np.repeat(rows, EVERY_WAY)].mean(axis=0)
+        other = int(np.argmax(np.where(np.arange(len(believed)) == value, -1.0, believed)))
+        if (believed[value] < DOUBT_LABEL and believed[other] > DOUBT_OTHER and other > 0
+                and int(np.argmax(shipped[die == d].mean(axis=0))) == other):
+            doubted.append(f"{patches.described[d]}: given {value}, reads {other}")
+            keep &= die != d
+    if len(doubted) > first_doubts:
+        views = to_input([v for k in np.flatnonzero(keep)
+                          for v in (patches.patches[k], *other_views(patches.patches[k]))])
+        tuned = tuning.tune(model, views, np.repeat(labels[keep], EVERY_WAY), steps=steps)
+    counts = np.bincount(labels[keep], minlength=len(CLASSES))
+    adaptation = Adaptation(net.digest, tuned.SerializeToString(),
+                            tuple(int(n) for n in counts))
+    return Learnt(adaptation, len(known) - len(doubted), doubted)
 
 
-def _plain_reading(patches: Sequence[np.ndarray], logits: np.ndarray, net: FaceNet
+def _beliefs(model: Any, inputs: np.ndarray) -> np.ndarray:
+    """The class probabilities the ONNX ``model`` gives the network ``inputs``."""
+    logits = OnnxNetwork(model, "the tuned face network").run(inputs).astype(np.float64)
+    return softmax(logits)
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise softmax, in float64."""
+    z = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _plain_reading(patches: Sequence[np.ndarray], probabilities: np.ndarray, net: FaceNet
                    ) -> int | None:
     """The value the plain reader gives a die's patches (by `vision.combined`'s rule, with
-    the network ``net``'s ``logits``) when at least two of them read it and none reads
-    another; else None."""
+    the network ``net``'s ``probabilities`` of them) when at least two of them read it and
+    none reads another; else None."""
     values = [combined_reading(patch, None, probs, net=net).value
-              for patch, probs in zip(patches, softmax(logits).astype(np.float32), strict=True)]
+              for patch, probs in zip(patches, probabilities, strict=True)]
     read = {v for v in values if v is not None}
     if len(read) == 1 and sum(v is not None for v in values) >= 2:
         return read.pop()

@@ -1,10 +1,10 @@
 """The dice's faces, learnt and checked: the part of steps 3 and 4 that needs the dice's values.
 
 With values (a labels file, the installer at the terminal, the simulated tray's truth), step 3
-learns the face network's last layer for these dice (`calibration.adapt`), and step 4 reads
-every throw with values with and without it, each throw with the layer learnt from the others
-(`cross_judge`): it is kept only where it reads them better (more dice right, a wrong value
-weighing as three), then learnt from every throw; the run says so.
+tunes the face network to these dice (`calibration.adapt`), and step 4 reads every throw with
+values with and without it, each throw with a network tuned on other throws (`cross_judge`):
+the network tuned on every throw is kept only where they read better (more dice right, a
+wrong value weighing as three, and none more wrong); the run says so.
 
 The installer gives values at the terminal (`ask_values`): the reading is shown die by die,
 left to right, and Enter confirms it, or the values are typed in that order (``-`` for what
@@ -32,6 +32,9 @@ MATCH = 0.6  # x die side: a read die this near a labelled one is that die
 # (`calibration.agreement`: a value beyond the dice thrown 3, a die missed 1). A few throws
 # hold a few dozen dice: asking that not one more be wrong would refuse on one die's chance.
 WRONG_COST = OVER_COST / MISS_COST
+# The check's folds: each tunes the face network once (about 13 s on one core), so a
+# calibration tunes it this many times to judge it, and once more on every throw.
+FOLDS = 2
 ANSWERS = (0, 1, 2, 3, 4, 5, 6)  # a die's value given: 1-6, or 0 for one not to learn from
 # A die the reading missed, added by the installer on the throw's picture: its centre (image
 # pixels) and its value (one of ANSWERS).
@@ -102,27 +105,30 @@ class Judgement:
     @property
     def kept(self) -> bool:
         """Only what helps is kept: more dice right, a wrong value (or one where no die is)
-        weighing as WRONG_COST dice left unread."""
-        return self.with_it.score > self.without.score
+        weighing as WRONG_COST dice left unread, and not one value more wrong."""
+        worse = self.with_it.wrong + self.with_it.extra > self.without.wrong + self.without.extra
+        return self.with_it.score > self.without.score and not worse
 
 
 def cross_judge(images: Sequence[np.ndarray], labelled: Sequence[Sequence[Labelled]],
                 parts: Sequence[adapt.Patches], profile: Profile, readers: Readers,
                 tick: Callable[[int], None] = lambda n: None) -> Judgement:
     """Each labelled throw read with ``profile`` and with the faces learnt from the other
-    throws' patches (``parts``, one per throw): every throw judges faces not learnt from it,
-    and every throw counts (a few check throws alone hold a dozen dice: too few to tell)."""
+    throws' patches (``parts``, one per throw): the throws dealt into FOLDS groups (fewer
+    when fewer throws), each group judging faces learnt from the others, so every throw
+    judges faces not learnt from it and every throw counts (a few check throws alone hold a
+    dozen dice: too few to tell)."""
+    valued = [k for k, labels in enumerate(labelled) if any(d.value and d.center for d in labels)]
     with_it, without = Tally(), Tally()
-    for k, (image, labels) in enumerate(zip(images, labelled, strict=True)):
-        if not any(d.value and d.center for d in labels):
-            continue
-        learnt = adapt.learn(adapt.merged([p for j, p in enumerate(parts) if j != k]),
+    for fold in range(min(FOLDS, len(valued))):
+        judged = valued[fold::FOLDS]
+        learnt = adapt.learn(adapt.merged([p for j, p in enumerate(parts) if j not in judged]),
                              readers.base_face)
-        if learnt.dice:
-            one = judge([image], [labels], replace(profile, adaptation=learnt.adaptation),
-                        readers)
+        if learnt.adaptation is not None:
+            one = judge([images[k] for k in judged], [labelled[k] for k in judged],
+                        replace(profile, adaptation=learnt.adaptation), readers)
             with_it, without = with_it + one.with_it, without + one.without
-        tick(1)
+        tick(len(judged))
     return Judgement(with_it, without)
 
 

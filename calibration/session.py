@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from calibration import adapt, faces
+from calibration import adapt, faces, tuning
 from calibration import check as check_step
 from calibration import choices as choices_step
 from calibration import dice as dice_step
@@ -177,7 +177,12 @@ def _values(images: Sequence[np.ndarray], given: list[list[Labelled]] | None,
             ui: Reporter, readers: Readers) -> list[list[Labelled]] | None:
     """The dice's values for ``images``: as given (a labels file; dice given without a box
     placed by the reading), else asked of ``labeller``, else None (nothing learnt of the
-    faces)."""
+    faces). Without PyTorch, nothing can learn the faces: the values are not asked for, and
+    the run says so."""
+    if (given is not None or labeller is not None) and not tuning.available():
+        ui.say("  the dice's faces are not learnt: that needs PyTorch "
+               "(pip install 'dicetower[learn]')")
+        return None
     if given is not None:
         return [place_by_reading(dice, read_dice(image, base, readers=readers))
                 if any(d.center is None for d in dice) else dice
@@ -192,20 +197,17 @@ def _values(images: Sequence[np.ndarray], given: list[list[Labelled]] | None,
 def _faces_step(images: Sequence[np.ndarray], labelled: list[list[Labelled]] | None,
                 base: Profile, names: Sequence[str], ui: Reporter, readers: Readers
                 ) -> list[adapt.Patches]:
-    """Step 3, with values: patches of these dice cut from each throw, and what the face
-    network's last layer learns from them said (slips of the installer's set aside)."""
+    """Step 3, with values: patches of these dice cut from each throw, to tune the face
+    network on at the check (with the check throws' own)."""
     if labelled is None:
         return []
-    start = time.monotonic()
     parts = _cut(images, labelled, base, names, readers)
-    learnt = adapt.learn(adapt.merged(parts), readers.base_face)
-    if not learnt.dice:
+    dice = sum(len(set(p.die) - {-1}) for p in parts)
+    if not dice:
         ui.say("  no die with a value to learn the faces from")
         return []
-    ui.say(f"  the faces learnt from {learnt.dice} dice of known value "
-           f"({time.monotonic() - start:.1f} s)")
-    for doubt in learnt.doubted:
-        ui.say(f"  set aside, the value given looks like a slip: {doubt}")
+    ui.say(f"  {dice} dice of known value to learn the faces from "
+           f"({sum(len(p.patches) for p in parts)} patches)")
     return parts
 
 
@@ -220,22 +222,26 @@ def _cut(images: Sequence[np.ndarray], labelled: Sequence[list[Labelled]], base:
 def _faces_check(images: Sequence[np.ndarray], labelled: Sequence[list[Labelled]],
                  parts: list[adapt.Patches], profile: Profile, ui: Reporter, readers: Readers
                  ) -> tuple[Profile, adapt.Learnt | None, faces.Judgement | None]:
-    """Step 4, with values: every throw with values read with the faces learnt from the
-    others and without them; kept only where they read better, then learnt from all."""
+    """Step 4, with values: every throw with values read with the face network tuned on
+    other throws and without it; the network tuned on every throw kept only where they
+    read better."""
     if not parts or not any(p.patches for p in parts):
         return profile, None, None
-    with ui.progress(len(images), "throws read with the faces learnt from the others") as tick:
+    with ui.progress(len(images), "throws read with the faces learnt from others") as tick:
         judged = faces.cross_judge(images, labelled, parts, profile, readers, tick)
-    ui.say(f"  each throw read with the faces learnt from the others: {judged.with_it}; "
+    ui.say(f"  each throw read with the faces learnt from others: {judged.with_it}; "
            f"without: {judged.without}")
     if not judged.kept:
         ui.say("  the faces learnt are not kept: they read the throws no better")
         return profile, None, judged
+    start = time.monotonic()
     learnt = adapt.learn(adapt.merged(parts), readers.base_face)
-    ui.say(f"  the faces learnt are kept (from all {learnt.dice} dice): they read the throws "
-           "better")
     for doubt in learnt.doubted:
         ui.say(f"  set aside, the value given looks like a slip: {doubt}")
+    if learnt.adaptation is None:
+        return profile, None, judged
+    ui.say(f"  the faces learnt are kept (from all {learnt.dice} dice, "
+           f"{time.monotonic() - start:.0f} s): they read the throws better")
     return replace_adaptation(profile, learnt.adaptation), learnt, judged
 
 

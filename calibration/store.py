@@ -6,6 +6,8 @@ or any path (``--profile PATH``). Beside ``NAME.json``:
 
 - ``NAME.empty-<digest>.png``: its empty-tray image (named by content, so the backup's
   own image stays as long as the backup does);
+- ``NAME.face-<digest>.onnx``: the face network tuned to its dice, when calibration learnt
+  them (`vision.adaptation`; named by content, as the empty tray);
 - ``NAME.calibration.json``: what the calibration chose and measured (the light settings
   locked, the check's counts), for the installer and for support;
 - ``NAME.preview/``: an annotated picture of each step.
@@ -31,6 +33,8 @@ import platformdirs
 
 from calibration.errors import CalibrationError
 from vision import Profile
+from vision.adaptation import save_beside
+from vision.profile import stem_of
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
 
@@ -79,9 +83,11 @@ def save(path: Path, profile: Profile, empty: np.ndarray | None, notes: dict[str
     if path.is_dir():
         raise CalibrationError(f"{path} is a folder; give a file name for the profile")
     written: dict[str, Path] = {}
-    stem = path.name[:-5] if path.name.endswith(".json") else path.name
-    data = profile.to_dict()
+    stem = stem_of(path)
+    data = profile.to_dict(stem)
     try:
+        if profile.adaptation is not None:
+            written["tuned network"] = save_beside(profile.adaptation, path.parent, stem)
         if empty is not None:
             png = _png(empty)
             image = path.with_name(f"{stem}.empty-{hashlib.sha1(png).hexdigest()[:10]}.png")
@@ -117,16 +123,20 @@ def write_previews(folder: Path, previews: dict[str, np.ndarray]) -> Path:
 
 
 def _prune(path: Path, stem: str) -> None:
-    """Remove empty-tray images that neither the profile nor its backup names."""
+    """Remove empty-tray images and tuned networks that neither the profile nor its backup
+    names."""
     kept = set()
     for file in (path, path.with_name(path.name + ".bak")):
         try:
-            kept.add(json.loads(file.read_text(encoding="utf-8")).get("background"))
+            data = json.loads(file.read_text(encoding="utf-8"))
+            kept.add(data.get("background"))
+            kept.add((data.get("adaptation") or {}).get("network"))
         except (OSError, ValueError, AttributeError):
             continue
-    for image in path.parent.glob(f"{stem}.empty-*.png"):
-        if image.name not in kept:
-            image.unlink()
+    for companion in (*path.parent.glob(f"{stem}.empty-*.png"),
+                      *path.parent.glob(f"{stem}.face-*.onnx")):
+        if companion.name not in kept:
+            companion.unlink()
 
 
 def saved_profiles() -> list[Path]:
@@ -142,9 +152,8 @@ def light_settings(profile: str | os.PathLike[str]) -> dict[str, float]:
     ``ring`` (0..1) and the camera controls it locked (``ExposureTime``, ``AnalogueGain``);
     empty when the profile was not made by `calibrate` or chose nothing."""
     path = Path(profile)
-    stem = path.name[:-5] if path.name.endswith(".json") else path.name
     try:
-        notes = json.loads(path.with_name(f"{stem}.calibration.json").read_text("utf-8"))
+        notes = json.loads(path.with_name(f"{stem_of(path)}.calibration.json").read_text("utf-8"))
     except (OSError, ValueError):
         return {}
     light = notes.get("light") if isinstance(notes, dict) else None

@@ -1,5 +1,5 @@
-"""Calibration that learns the bar's own dice: the face network's last layer refitted on
-patches of them with their values (`vision.adaptation`, `calibration.adapt`), kept only where
+"""Calibration that learns the bar's own dice: the face network tuned on patches of them with
+their values (`calibration.tuning`, `calibration.adapt`, `vision.adaptation`), kept only where
 it reads the check throws better (`calibration.faces`).
 
 The dataset's photos (third-party, read from ../shared/datasets/dice-photos or $DICE_PHOTOS)
@@ -23,46 +23,97 @@ from calibration.labels import Labelled, load_labels, place_by_reading
 from firmware_host.cli import main
 from firmware_host.simulation.bench_calibrate import careless
 from vision import Die, Profile, read_dice, shipped_readers
-from vision.adaptation import Adaptation, adapted, fit, softmax
+from vision.adaptation import Adaptation, adapted
 from vision.adaptation import _warn_other_model as warned_once
+from vision.combined import other_views
+from vision.onnx_model import OnnxNetwork
 
 
-def _drawn(rng: np.random.Generator, n: int, centre: np.ndarray) -> np.ndarray:
-    return np.maximum(0.0, centre + rng.normal(0.0, 0.3, (n, len(centre))))
+def _rendered_patches(value: int, n: int, seed: int) -> list[np.ndarray]:
+    """Straightened patches of ``n`` rendered dark red dice with white pips showing
+    ``value``, four to a tray, each cut at its true place and turn."""
+    from vision.lab.render import DieSpec, TraySpec, render_tray
+    from vision.straightening import straighten
+
+    rng = np.random.default_rng(seed)
+    patches: list[np.ndarray] = []
+    while len(patches) < n:
+        dice = tuple(DieSpec(value, (160.0 + 320 * (k % 2) + rng.uniform(-20, 20),
+                                     130.0 + 220 * (k // 2) + rng.uniform(-20, 20)),
+                             float(rng.uniform(40, 60)), float(rng.uniform(0, 90)),
+                             body_bgr=(40, 30, 150), pip_bgr=(235, 235, 235))
+                     for k in range(4))
+        shot = render_tray(TraySpec(dice=dice), seed=int(rng.integers(1 << 30)))
+        for die in shot.truth:
+            (x0, y0), (x1, y1) = die.corners[0], die.corners[1]
+            angle = float(np.degrees(np.arctan2(y1 - y0, x1 - x0)))
+            patches.append(straighten(shot.image, die.center, angle, die.side)[0])
+    return patches[:n]
 
 
-def test_refit_moves_a_reading_the_right_way() -> None:
-    """Features of dice the shipped layer takes for fives, labelled threes: the refitted
-    layer reads new dice of that kind as threes, and leaves the faces no patch showed alone."""
-    rng = np.random.default_rng(7)
-    weights = rng.normal(0.0, 1.0, (7, 16))
-    biases = np.zeros(7)
-    centre = np.abs(rng.normal(1.0, 0.5, 16))
-    # Make the shipped layer read these dice as fives.
-    weights[5] += 0.8 * centre / np.linalg.norm(centre)
-    train, fresh = _drawn(rng, 20, centre), _drawn(rng, 50, centre)
-    before = softmax(fresh @ weights.T + biases)
-    assert (before.argmax(axis=1) == 5).mean() > 0.8
-    learnt = fit(train, np.full(20, 3), weights, biases, model="m")
-    after = softmax(learnt.logits(fresh))
+def test_tuning_moves_a_reading_the_right_way() -> None:
+    """Patches of dice showing five labelled three, among fours and sixes labelled right: the
+    tuned network reads new fives as threes far more than the shipped one does, and dice of
+    the values no patch showed (ones, twos) much as before (the shipped network's beliefs on
+    the patches are held)."""
+    pytest.importorskip("torch", reason="tuning the face network needs PyTorch: "
+                        "pip install -e '.[learn]'")
+    import onnx
+
+    from calibration import tuning
+    from vision.face_net import DEFAULT_MODEL, FaceNet, to_input
+
+    shipped = shipped_readers().base_face
+    shown = {3: _rendered_patches(5, 16, 1), 4: _rendered_patches(4, 8, 2),
+             6: _rendered_patches(6, 8, 3)}
+    views = [(v, label) for label, patches in shown.items() for p in patches
+             for v in (p, *other_views(p))]
+    tuned = tuning.tune(onnx.load(str(DEFAULT_MODEL)), to_input([v for v, _ in views]),
+                        np.array([label for _, label in views]))
+    net = FaceNet.from_bytes(tuned.SerializeToString(), "tuned", base=shipped)
+    fresh = _rendered_patches(5, 40, 4)
+    before, after = shipped.probabilities(fresh), net.probabilities(fresh)
     assert after[:, 3].mean() > before[:, 3].mean() + 0.3
-    assert (after.argmax(axis=1) == 3).mean() > (before.argmax(axis=1) == 3).mean() + 0.3
-    unseen = [k for k in range(7) if k != 3]
-    np.testing.assert_array_equal(learnt.weights[unseen], weights[unseen])
-    assert learnt.patches == (0, 0, 0, 20, 0, 0, 0)
-    # The pull towards the shipped layer is what holds it: weaker, the patches take it over.
-    loose = softmax(fit(train, np.full(20, 3), weights, biases, model="m", pull=0.002)
-                    .logits(fresh))
-    assert (loose.argmax(axis=1) == 3).mean() > 0.9
+    unseen = [p for v in (1, 2) for p in _rendered_patches(v, 20, 5)]
+    truth = np.repeat([1, 2], 20)
+    right_before = (shipped.probabilities(unseen).argmax(axis=1) == truth).mean()
+    right_after = (net.probabilities(unseen).argmax(axis=1) == truth).mean()
+    assert right_before > 0.8 and right_after >= right_before - 0.1
+
+
+def test_the_tuned_module_is_the_onnx_network() -> None:
+    """Rebuilt in PyTorch, the face network computes what ONNX Runtime does; tuned for no
+    step, its weights go back unchanged; an operator it does not know is named."""
+    torch = pytest.importorskip("torch", reason="tuning the face network needs PyTorch: "
+                                "pip install -e '.[learn]'")
+    import onnx
+
+    from calibration import tuning
+    from vision.face_net import DEFAULT_MODEL, to_input
+
+    model = onnx.load(str(DEFAULT_MODEL))
+    x = to_input(_rendered_patches(4, 6, 5))
+    expected = OnnxNetwork(onnx.load(str(DEFAULT_MODEL)), "shipped").run(x)
+    for deep in (1, tuning.TUNED_FROM):
+        module = tuning.OnnxModule(model, deep)
+        with torch.no_grad():
+            np.testing.assert_allclose(module(torch.from_numpy(x)).numpy(), expected,
+                                       atol=1e-4)
+    same = tuning.tune(model, x, np.full(len(x), 4), steps=0)
+    np.testing.assert_allclose(OnnxNetwork(same, "same").run(x), expected, atol=1e-5)
+    model.graph.node[1].op_type = "Sigmoid"
+    with pytest.raises(ValueError, match="uses Sigmoid"):
+        tuning.OnnxModule(model)
 
 
 def test_an_adaptation_of_another_model_is_ignored_with_one_line(
         caplog: pytest.LogCaptureFixture) -> None:
+    from vision.face_net import DEFAULT_MODEL
+
     net = shipped_readers().base_face
-    weights, biases = net.classifier()
-    mine = Adaptation(net.digest, weights, biases)
+    mine = Adaptation(net.digest, DEFAULT_MODEL.read_bytes())
     assert adapted(net, mine) is not None
-    other = Adaptation("0" * 64, weights + 1.0, biases)
+    other = Adaptation("0" * 64, DEFAULT_MODEL.read_bytes())
     # Said once per pair of models in a process: another test may have said it already.
     warned_once.cache_clear()
     with caplog.at_level(logging.WARNING):
@@ -72,36 +123,45 @@ def test_an_adaptation_of_another_model_is_ignored_with_one_line(
 
 
 def test_a_profile_keeps_its_adaptation_and_reads_through_it(tmp_path: Path) -> None:
-    """Saved and loaded whole; an adaptation equal to the shipped layer reads as no
-    adaptation, one of another model is ignored, and one that moves every die to "no face"
-    is used (the reading loses its dice)."""
+    """Saved and loaded whole (its tuned network in a file beside, named by content); an
+    adaptation equal to the shipped network reads as no adaptation, one of another model is
+    ignored, and one that sees every die as "no face" is used (the reading loses its dice);
+    a profile whose network file is gone says so."""
+    from test_vision_readers import no_face_network
+
+    from vision.face_net import DEFAULT_MODEL
     from vision.lab.render import random_tray, render_tray
 
     net = shipped_readers().base_face
-    weights, biases = net.classifier()
     image = render_tray(random_tray(np.random.default_rng(5), 3), 5).image
     plain = [(d.value, d.center) for d in read_dice(image)]
     assert sum(v is not None for v, _ in plain) >= 2
-    same = Profile(adaptation=Adaptation(net.digest, weights, biases, (1,) * 7))
+    same = Profile(adaptation=Adaptation(net.digest, DEFAULT_MODEL.read_bytes(), (1,) * 7))
     path = tmp_path / "p.json"
     same.save(path)
+    beside = tmp_path / f"p.face-{same.adaptation.digest[:12]}.onnx"
+    assert json.loads(path.read_text())["adaptation"]["network"] == beside.name
     loaded = Profile.load(path)
     assert loaded.adaptation is not None and loaded.adaptation.model == net.digest
-    np.testing.assert_allclose(loaded.adaptation.weights, weights, atol=1e-6)
+    assert loaded.adaptation.network == DEFAULT_MODEL.read_bytes()
+    assert loaded.adaptation.patches == (1,) * 7
     assert [(d.value, d.center) for d in read_dice(image, loaded)] == plain
-    blank = biases.copy()
-    blank[0] += 50.0
-    other = Profile(adaptation=Adaptation("f" * 64, weights, blank))
+    other = Profile(adaptation=Adaptation("f" * 64, no_face_network()))
     assert [(d.value, d.center) for d in read_dice(image, other)] == plain
-    blinded = Profile(adaptation=Adaptation(net.digest, weights, blank))
+    blinded = Profile(adaptation=Adaptation(net.digest, no_face_network()))
     assert not [d for d in read_dice(image, blinded) if d.value is not None]
     # ... and only within that reading: the next one without a profile is as before.
     assert [(d.value, d.center) for d in read_dice(image)] == plain
+    beside.unlink()
+    with pytest.raises(ValueError, match=rf"tuned network {beside.name} is missing"):
+        Profile.load(path)
 
 
 def test_a_broken_adaptation_in_a_profile_is_named() -> None:
     with pytest.raises(ValueError, match="adaptation"):
         Profile.from_dict({"adaptation": {"model": "x", "weights": [[1.0]], "biases": [0.0]}})
+    with pytest.raises(ValueError, match="no network file beside"):
+        Profile.from_dict({"adaptation": {"model": "x", "network": "../elsewhere.onnx"}})
 
 
 def _die(value: int | None, x: float) -> Die:
@@ -164,7 +224,8 @@ def test_labels_file_end_to_end(dice_photos: Path, tmp_path: Path,
     out, err = capsys.readouterr()
     assert code == 0, out + err
     assert "3 throws to learn from, 2 to check with" in out
-    assert "the faces learnt from" in out and "read with the faces learnt from the others" in out
+    assert "dice of known value to learn the faces from" in out
+    assert "read with the faces learnt from others" in out
     notes = json.loads((tmp_path / "nell.calibration.json").read_text())
     judged = notes["faces"]
     data = json.loads(target.read_text())
@@ -265,7 +326,7 @@ def test_the_simulated_tray_tells_the_values_live() -> None:
     assert outcome.passed and outcome.judged is not None
     assert outcome.judged.with_it.dice == outcome.judged.without.dice == 9
     assert outcome.judged.without.correct == 9 and outcome.profile.adaptation is None
-    assert any("the faces learnt from 6 dice" in line for line in ui.lines)
+    assert any("6 dice of known value to learn the faces from" in line for line in ui.lines)
     assert live.told_values("x", np.zeros((4, 4, 3), np.uint8)) == []
 
 
@@ -311,6 +372,47 @@ def test_a_labels_file_without_boxes(tmp_path: Path, capsys: pytest.CaptureFixtu
     code = main(["calibrate", "--yes", "--from-images", str(tmp_path), "--labels",
                  str(tmp_path / "labels.json"), "--profile", str(tmp_path / "p.json")])
     out = capsys.readouterr().out
-    assert code == 0 and "the faces learnt from 6 dice of known value" in out
+    assert code == 0 and "6 dice of known value to learn the faces from" in out
     notes = json.loads((tmp_path / "p.calibration.json").read_text())
     assert notes["faces"]["with"]["dice"] == 9
+
+
+def test_the_tuned_network_lives_beside_its_profile(tmp_path: Path) -> None:
+    """Written before the profile that names it; the backup's network kept as long as the
+    backup is, an older one no profile names removed."""
+    from test_vision_readers import no_face_network
+
+    from calibration import store
+    from vision.face_net import DEFAULT_MODEL
+
+    net = shipped_readers().base_face
+    path = tmp_path / "red.json"
+    first = Adaptation(net.digest, DEFAULT_MODEL.read_bytes())
+    second = Adaptation(net.digest, no_face_network())
+    written = store.save(path, Profile(adaptation=first), None, {}, {})
+    assert written["tuned network"].name == first.file_name("red")
+    store.save(path, Profile(adaptation=second), None, {}, {})
+    kept = sorted(p.name for p in tmp_path.glob("red.face-*.onnx"))
+    assert kept == sorted([first.file_name("red"), second.file_name("red")])  # one is the .bak's
+    store.save(path, Profile(), None, {}, {})
+    assert [p.name for p in tmp_path.glob("red.face-*.onnx")] == [second.file_name("red")]
+    assert Profile.load(path.with_name("red.json.bak")).adaptation.network == no_face_network()
+
+
+def test_without_pytorch_the_faces_are_not_learnt_and_it_says_so(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from calibration import tuning
+    from calibration.report import Reporter
+    from calibration.session import Settings, calibrate_photos
+    from calibration.sources import PhotoThrows
+    from tests.test_calibration import _throws
+
+    _throws(tmp_path, throws=3, seed=4)
+    monkeypatch.setattr(tuning, "available", lambda: False)
+    ui = Reporter(out=io.StringIO(), bars=False)
+    asked: list[str] = []
+    outcome = calibrate_photos(PhotoThrows.from_folder(tmp_path, 3), Settings(expect=3), ui,
+                               faces.labelled_reading(asked.append, ui.say))
+    assert not asked  # the values would serve nothing: not asked for
+    assert outcome.passed and outcome.judged is None and outcome.profile.adaptation is None
+    assert any("needs PyTorch (pip install 'dicetower[learn]')" in line for line in ui.lines)

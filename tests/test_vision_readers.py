@@ -18,8 +18,8 @@ from test_vision_throws import die, drawn_photo, record
 import vision.readers as readers_module
 from firmware_host.cli import main as dicetower
 from vision import Profile, read_dice
-from vision.adaptation import Adaptation, AdaptedNet, _warn_other_model
-from vision.face_net import CLASSES
+from vision.adaptation import Adaptation, _warn_other_model
+from vision.face_net import CLASSES, FaceNet
 from vision.face_net import DEFAULT_MODEL as FACE_MODEL
 from vision.finder import DEFAULT_MODEL as FINDER_MODEL
 from vision.lab import loso, net_training
@@ -96,12 +96,26 @@ def test_from_files_names_other_files_each_loaded_once(tmp_path) -> None:
         Readers.from_files(lean=tmp_path / "other.onnx")
 
 
+def no_face_network() -> bytes:
+    """The shipped face network's file with its last layer changed to see no die face
+    anywhere (the "no face" class's bias raised far above the others)."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(FACE_MODEL))
+    logits = next(n for n in model.graph.node if n.output[0] == model.graph.output[0].name)
+    for k, tensor in enumerate(model.graph.initializer):
+        if tensor.name == logits.input[2]:
+            biases = numpy_helper.to_array(tensor).copy()
+            biases[0] += 50.0
+            model.graph.initializer[k].CopyFrom(numpy_helper.from_array(biases, tensor.name))
+    return model.SerializeToString()
+
+
 def _no_face_layer(model: str) -> Adaptation:
-    """A last layer that sees no die face anywhere, made for the model of digest ``model``."""
-    weights, _ = shipped().face.classifier()
-    biases = np.zeros(len(CLASSES))
-    biases[0] = 50.0
-    return Adaptation(model, np.zeros_like(weights), biases)
+    """A tuned network that sees no die face anywhere, tuned from the model of digest
+    ``model``."""
+    return Adaptation(model, no_face_network())
 
 
 def test_a_profiles_adaptation_is_the_face_network_of_its_readings(caplog) -> None:
@@ -109,15 +123,16 @@ def test_a_profiles_adaptation_is_the_face_network_of_its_readings(caplog) -> No
     net = shipped().face
     profile = Profile(adaptation=_no_face_layer(net.digest))
     adapted = shipped().with_profile(profile)
-    assert isinstance(adapted.face, AdaptedNet) and adapted.face.base is net
+    assert isinstance(adapted.face, FaceNet) and adapted.face.base is net
+    assert adapted.face.digest == profile.adaptation.digest != net.digest
     assert adapted.finder is shipped().finder and adapted.lean is shipped().lean
-    # Adapted again from the model file, not on top of the refitted layer.
+    # Adapted again from the model file, not on top of the tuned network.
     assert adapted.with_profile(profile).face.base is net
     assert adapted.base_face is net and shipped().base_face is net
     assert _values(read_dice(image, profile)) == []
     assert _values(read_dice(image, profile, readers=shipped())) == []
     assert _values(read_dice(image, Profile())) == [3, 5]
-    # Made for another model: ignored, said in one line; a stand-in has no layer to refit.
+    # Tuned from another model: ignored, said in one line; a stand-in was tuned from nothing.
     other = Profile(adaptation=_no_face_layer("0" * 64))
     _warn_other_model.cache_clear()  # said once a process: another test may have said it
     assert shipped().with_profile(other) is shipped()

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
-from vision.onnx_model import NetworkFileError, OnnxNetwork, load_model, standardised
+from vision.onnx_model import NO_NETWORK, NetworkFileError, OnnxNetwork, load_model, standardised
 
 #: Side of the network's input (the straightened patch is reduced to this size).
 INPUT_SIDE = 32
@@ -51,8 +51,8 @@ def to_input(patches: list[np.ndarray]) -> np.ndarray:
 
 
 class FaceReader(Protocol):
-    """What a reading asks of the face network: a `FaceNet`, a profile's adaptation of one
-    (`vision.adaptation.AdaptedNet`), or a stand-in."""
+    """What a reading asks of the face network: a `FaceNet` (a profile's tuned copy of one,
+    `vision.adaptation`, is one too), or a stand-in."""
 
     def probabilities(self, patches: list[np.ndarray]) -> np.ndarray:
         """(N, 7) class probabilities (see `CLASSES`) for straightened BGR patches."""
@@ -60,17 +60,35 @@ class FaceReader(Protocol):
 
 
 class FaceNet:
-    """An ONNX face classifier run by ONNX Runtime (`vision.onnx_model`). Its last layer is a
-    fully connected one (ONNX's Gemm) whose input, the features, is exposed as well: a
-    profile's adaptation refits that layer on them (`vision.adaptation`)."""
+    """An ONNX face classifier run by ONNX Runtime (`vision.onnx_model`), from the model file
+    ``path``. Its last layer is a fully connected one (ONNX's Gemm) whose input, the features,
+    is exposed as well (what `vision.lab.face_mean` joins). A profile's tuned copy of a
+    network (`from_bytes`, `vision.adaptation`) knows the network it was tuned from
+    (``base``)."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, model: Any = None,
+                 base: FaceNet | None = None) -> None:
         self.path = Path(path)
-        model = load_model(self.path, "face network")
+        self.base = base
+        model = load_model(self.path, "face network") if model is None else model
         head = last_layer(model, self.path)
         self._features, self._weights, self._biases = head.features, head.weights, head.biases
         self._net = OnnxNetwork(model, f"face network model {self.path}",
                                 outputs=(self._features,))
+
+    @classmethod
+    def from_bytes(cls, data: bytes, named: str, base: FaceNet | None = None) -> FaceNet:
+        """The network of an ONNX file's bytes ``data`` (``named`` in errors), tuned from
+        ``base``; `NetworkFileError` when they hold none."""
+        import onnx
+
+        try:
+            model = onnx.load_from_string(data)
+        except Exception as exc:  # protobuf's DecodeError and kin: one kind for callers
+            raise NetworkFileError(f"{named}: {NO_NETWORK} ({type(exc).__name__})") from None
+        net = cls(named, model=model, base=base)
+        net.__dict__["digest"] = hashlib.sha256(data).hexdigest()  # no file to read it from
+        return net
 
     def probabilities(self, patches: list[np.ndarray]) -> np.ndarray:
         """(N, 7) class probabilities (see `CLASSES`) for straightened BGR patches."""
@@ -84,7 +102,7 @@ class FaceNet:
 
     @cached_property
     def digest(self) -> str:
-        """The model file's SHA-256 (hex): what a profile's adaptation was computed with."""
+        """The model file's SHA-256 (hex): what a profile's adaptation was tuned from."""
         return hashlib.sha256(self.path.read_bytes()).hexdigest()
 
     def classifier(self) -> tuple[np.ndarray, np.ndarray]:
@@ -117,8 +135,8 @@ class LastLayer:
 
 def last_layer(model: Any, path: str | os.PathLike[str]) -> LastLayer:
     """The last fully connected layer (ONNX Gemm: alpha, beta and transB taken in) of the face
-    network ``model`` (an ``onnx.ModelProto``, read from ``path``): what a profile's
-    adaptation refits, and what `vision.lab.face_mean` joins. `NetworkFileError` when the
+    network ``model`` (an ``onnx.ModelProto``, read from ``path``): what
+    `vision.lab.face_mean` joins. `NetworkFileError` when the
     model's output is computed by no such layer."""
     from onnx import helper, numpy_helper
 

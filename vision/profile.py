@@ -12,7 +12,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.adaptation import Adaptation
+from vision.adaptation import Adaptation, save_beside
 
 POLARITIES = ("dark", "light")
 # Room read around the zones, as a fraction of the image's shorter side, when the profile
@@ -35,8 +35,8 @@ class Profile:
     camera image. ``background``: path of an empty-tray image (loaded on demand). ``zones``:
     polygons (lists of (x, y)) where dice may lie; dice outside them are ignored.
     ``keep_zone``: a polygon where a 421 player sets aside the dice kept between throws (also
-    read; `zone_of` tells it from the roll zones). ``adaptation``: the face network's last
-    layer refitted to these dice (`vision.adaptation`), used with the model it was made for.
+    read; `zone_of` tells it from the roll zones). ``adaptation``: the face network tuned to
+    these dice (`vision.adaptation`), used with the model it was tuned from.
     """
 
     dice_colors: list[tuple[float, float, float]] = field(default_factory=list)
@@ -154,18 +154,22 @@ class Profile:
     def _all_zones(self) -> list[list[tuple[float, float]]]:
         return [*self.zones, *([self.keep_zone] if self.keep_zone else [])]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, stem: str = "profile") -> dict[str, Any]:
+        """Its JSON form, as the file ``stem``.json holds it (its tuned network, if any, in a
+        file beside: `vision.adaptation.save_beside`)."""
         data = asdict(replace(self, adaptation=None))
         data.pop("_background_image", None)
         if data["keep_zone"] is None:
             del data["keep_zone"]  # files written before keep zones read the same
         del data["adaptation"]
         if self.adaptation is not None:
-            data["adaptation"] = self.adaptation.to_dict()
+            data["adaptation"] = self.adaptation.to_dict(stem)
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Profile:
+    def from_dict(cls, data: dict[str, Any], folder: str | os.PathLike[str] = ".") -> Profile:
+        """A profile from its JSON form, the files it names read from ``folder``; ValueError
+        naming the field that is wrong."""
         known = {"dice_colors", "pip_polarity", "die_side", "background", "zones", "keep_zone",
                  "adaptation"}
         unknown = set(data) - known
@@ -187,7 +191,7 @@ class Profile:
             if background is not None and not isinstance(background, str):
                 raise TypeError("a file name is text")
             field_name = "adaptation"
-            adaptation = (Adaptation.from_dict(data["adaptation"])
+            adaptation = (Adaptation.from_dict(data["adaptation"], folder)
                           if data.get("adaptation") is not None else None)
             field_name = ""  # the checks of __post_init__ name their own field
             return cls(dice_colors=dice_colors, pip_polarity=data.get("pip_polarity"),
@@ -200,7 +204,12 @@ class Profile:
                              f"({exc})") from None
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
+        """Write the profile at ``path`` (and its tuned network beside it)."""
+        file = Path(path)
+        if self.adaptation is not None:
+            save_beside(self.adaptation, file.parent, stem_of(file))
+        data = self.to_dict(stem_of(file))
+        file.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Profile:
@@ -213,12 +222,18 @@ class Profile:
         if not isinstance(data, dict):
             raise ValueError(f"{path}: a profile is a JSON object")
         try:
-            profile = cls.from_dict(data)
+            profile = cls.from_dict(data, file.parent)
         except ValueError as exc:
             raise ValueError(f"{path}: {exc}") from None
         if profile.background and not Path(profile.background).is_absolute():
             profile.background = str(file.parent / profile.background)
         return profile
+
+
+def stem_of(path: str | os.PathLike[str]) -> str:
+    """The name that a profile file's companions begin with: ``red`` for ``red.json``."""
+    name = Path(path).name
+    return name[:-5] if name.endswith(".json") else name
 
 
 def _inside(zone: list[tuple[float, float]], point: tuple[float, float]) -> bool:

@@ -10,7 +10,7 @@ measure it on the rest)::
     readers = Readers.from_files(face="even.onnx")    # the others: the shipped files
     dice = read_dice(image, profile, readers=readers)
 
-A profile's adaptation to its dice (`vision.adaptation`) is the face network's last layer
+A profile's adaptation to its dice (`vision.adaptation`) is the face network tuned to them,
 for the readings made with that profile: `Readers.with_profile`, which `read_dice` applies.
 """
 
@@ -20,7 +20,7 @@ import functools
 import os
 from dataclasses import dataclass, replace
 
-from vision.adaptation import Adaptation, AdaptedNet, adapted
+from vision.adaptation import Adaptation, adapted
 from vision.face_net import DEFAULT_MODEL as FACE_MODEL
 from vision.face_net import FaceNet, FaceReader
 from vision.finder import DEFAULT_MODEL as FINDER_MODEL
@@ -54,15 +54,16 @@ class Readers:
     @property
     def base_face(self) -> FaceReader:
         """The face network as its model file has it: a profile's adaptation taken off (what
-        an adaptation is computed with, `vision.adaptation.fit`)."""
-        return self.face.base if isinstance(self.face, AdaptedNet) else self.face
+        an adaptation is tuned from, `calibration.tuning`)."""
+        tuned_from = self.face.base if isinstance(self.face, FaceNet) else None
+        return tuned_from or self.face
 
     def with_profile(self, profile: Profile | None) -> Readers:
-        """These networks as a reading with ``profile`` uses them: the face network with the
-        profile's adaptation to its dice as its last layer, when it has one made for this
-        face network's model file (one made for another is ignored, said once in one line:
-        `vision.adaptation.adapted`). A face network that is no `FaceNet` (a stand-in) has no
-        last layer to refit: it reads as it is."""
+        """These networks as a reading with ``profile`` uses them: the face network tuned to
+        the profile's dice, when it has one tuned from this face network's model file (one
+        tuned from another is ignored, said once in one line: `vision.adaptation.adapted`).
+        A face network that is no `FaceNet` (a stand-in) was tuned from nothing: it reads as
+        it is."""
         adaptation = profile.adaptation if profile is not None else None
         if adaptation is None:
             return self
@@ -75,11 +76,10 @@ def shipped() -> Readers:
     return Readers.from_files()
 
 
-# Per profile: every frame the tower reads with one profile uses the same adapted networks,
-# checked against the model file and built once, not at every frame.
+# Per profile: every frame the tower reads with one profile uses the same tuned network,
+# checked against the model file and loaded once, not at every frame.
 @functools.lru_cache(maxsize=8)
 def _with_adaptation(readers: Readers, adaptation: Adaptation) -> Readers:
-    # An adapted network is adapted again from its model file, not on top of its layer.
     base = readers.base_face
     if not isinstance(base, FaceNet):
         return readers

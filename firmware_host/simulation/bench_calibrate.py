@@ -225,7 +225,8 @@ def _faces_lines(log: str) -> list[str]:
     """What a calibration's log says of the dice's faces learnt and of the choices the values
     judged (die side, pip polarity)."""
     return [line.strip() for line in log.splitlines()
-            if "faces learnt" in line or "slip" in line or "die side of" in line
+            if "faces learnt" in line or "faces are not learnt" in line or "slip" in line
+            or "die side of" in line
             or "pips only is" in line]
 
 
@@ -245,6 +246,7 @@ def simulated_rows(throws: int, seed: int, say: Any = print, *,
     """Per light: the live calibration on the simulated tray, then fresh throws before and
     after, against the tray's truth; ``dice_set`` names the dice of every light's tray."""
     from calibration.controls import light_knobs
+    from calibration.dice import replace_profile
     from calibration.errors import CalibrationError
     from calibration.report import Reporter
     from calibration.session import Settings, calibrate_live
@@ -286,6 +288,11 @@ def simulated_rows(throws: int, seed: int, say: Any = print, *,
                     for knob, value in as_it_was:
                         knob.set(value)
             row = Row(phase, dict.fromkeys(COLUMNS, 0), [])
+            # The same profile without the faces learnt, on the same pictures: what they
+            # alone change.
+            unlearnt = (replace_profile(profile, adaptation=None)
+                        if profile is not None and profile.adaptation is not None else None)
+            plain = Row("no faces", dict.fromkeys(COLUMNS, 0), [])
             tray.reseed(seed * 7 + k)  # the same throws before and after, as far as the light
             rng = random.Random(seed * 7 + k)
             for _ in range(throws):
@@ -295,8 +302,14 @@ def simulated_rows(throws: int, seed: int, say: Any = print, *,
                 dice, ms = _read(image, profile, readers)
                 _tally(row, truth, dice, tray.layout.side)
                 row.ms.append(ms)
+                if unlearnt is not None:
+                    dice, ms = _read(image, unlearnt, readers)
+                    _tally(plain, truth, dice, tray.layout.side)
+                    plain.ms.append(ms)
             camera.close()
             rows[phase] = row
+            if unlearnt is not None:
+                rows["no faces"] = plain
             if phase == "after":
                 rows["light"] = chosen  # type: ignore[assignment]
                 rows["saved"] = profile is not None  # type: ignore[assignment]
@@ -305,7 +318,9 @@ def simulated_rows(throws: int, seed: int, say: Any = print, *,
             f"{'saved' if rows['saved'] else 'refused'}" + "".join(f"\n  {f}" for f in faces))
         out.append({"light": name, "chosen": rows["light"], "saved": rows["saved"],
                     "faces": faces,
-                    "before": rows["before"].to_json(), "after": rows["after"].to_json()})
+                    "before": rows["before"].to_json(), "after": rows["after"].to_json(),
+                    **({"no faces": rows["no faces"].to_json()} if "no faces" in rows
+                       else {})})
     return out
 
 
