@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -27,7 +26,7 @@ from vision import Profile, Readers
 from vision.adaptation import Adaptation
 from vision.combined import EVERY_WAY, combined_reading, other_views
 from vision.face_net import CLASSES, FaceNet, to_input
-from vision.onnx_model import OnnxNetwork, load_model
+from vision.onnx_model import load_model
 from vision.pipeline import prepare
 from vision.straightening import candidate_side, straighten
 
@@ -147,11 +146,19 @@ def learn(patches: Patches, net: FaceNet, *, steps: int = tuning.STEPS) -> Learn
             keep &= ~rows
     if not keep.any():
         return Learnt(None, 0, doubted)
-    views = to_input([v for k in np.flatnonzero(keep)
-                      for v in (patches.patches[k], *other_views(patches.patches[k]))])
     model = load_model(net.path, "face network")
-    tuned = tuning.tune(model, views, np.repeat(labels[keep], EVERY_WAY), steps=steps)
-    mine = _beliefs(tuned, views)
+
+    def tuned_on(kept: np.ndarray) -> tuple[bytes, list[np.ndarray]]:
+        """The network tuned on the patches ``kept`` (its ONNX file's bytes), and their
+        views."""
+        views = [v for k in np.flatnonzero(kept)
+                 for v in (patches.patches[k], *other_views(patches.patches[k]))]
+        tuned = tuning.tune(model, to_input(views), np.repeat(labels[kept], EVERY_WAY),
+                            steps=steps)
+        return tuned.SerializeToString(), views
+
+    network, views = tuned_on(keep)
+    mine = FaceNet.from_bytes(network, "the tuned face network").probabilities(views)
     first_doubts = len(doubted)
     for d in known:
         rows = (die == d)[keep]
@@ -165,26 +172,10 @@ def learn(patches: Patches, net: FaceNet, *, steps: int = tuning.STEPS) -> Learn
             doubted.append(f"{patches.described[d]}: given {value}, reads {other}")
             keep &= die != d
     if len(doubted) > first_doubts:
-        views = to_input([v for k in np.flatnonzero(keep)
-                          for v in (patches.patches[k], *other_views(patches.patches[k]))])
-        tuned = tuning.tune(model, views, np.repeat(labels[keep], EVERY_WAY), steps=steps)
+        network, _ = tuned_on(keep)
     counts = np.bincount(labels[keep], minlength=len(CLASSES))
-    adaptation = Adaptation(net.digest, tuned.SerializeToString(),
-                            tuple(int(n) for n in counts))
-    return Learnt(adaptation, len(known) - len(doubted), doubted)
-
-
-def _beliefs(model: Any, inputs: np.ndarray) -> np.ndarray:
-    """The class probabilities the ONNX ``model`` gives the network ``inputs``."""
-    logits = OnnxNetwork(model, "the tuned face network").run(inputs).astype(np.float64)
-    return softmax(logits)
-
-
-def softmax(logits: np.ndarray) -> np.ndarray:
-    """Row-wise softmax, in float64."""
-    z = logits - logits.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
+    return Learnt(Adaptation(net.digest, network, tuple(int(n) for n in counts)),
+                  len(known) - len(doubted), doubted)
 
 
 def _plain_reading(patches: Sequence[np.ndarray], probabilities: np.ndarray, net: FaceNet
