@@ -10,7 +10,7 @@ import pytest
 
 import vision
 import vision.pipeline as pipeline
-from vision import combined, scene_reading, straightening
+from vision import combined, every_way, scene_reading, straightening
 from vision.detect import Candidate
 from vision.face import FaceReading
 from vision.layout import fit_layout
@@ -238,11 +238,11 @@ def test_an_unsure_die_is_a_blank_only_when_no_face_is_sure_every_way(
     die = vision.Die(None, cand.center, tuple(map(tuple, cand.corners())), 0.2, "not a pip face")
     patch = np.full((72, 72, 3), 230, np.uint8)
     found = scene_reading.Found(die, (1, 0.0), cand.center, cand, own, patch)
-    assert (scene_reading.without_blanks([found], net) == []) is blank
+    assert (every_way.without_blanks([found], net) == []) is blank
     # A die with a value is never a blank.
     read = scene_reading.Found(replace(die, value=3, reason=None), (0, -1.0), cand.center, cand,
                                own, patch)
-    assert scene_reading.without_blanks([read], net) == [read]
+    assert every_way.without_blanks([read], net) == [read]
 
 
 @pytest.mark.parametrize("mine", [_unread(_FOUR), _mine(3)], ids=["no value", "a three"])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import math
 
@@ -24,9 +23,24 @@ from vision.lab.render import (
 from vision.lab.render_any_colour import ANY_PIP_CONTRAST
 from vision.lab.render_varied import lab_of
 
-#: sha256 of `random_tray(default_rng(1), 5, cocked=1)` rendered with seed 1, taken before
-#: trays became varied: the classic trays (and every test built on them) must not move.
-CLASSIC_TRAY_SHA256 = "8448e1d1b1756aee86fbe1f4c1ffe04215d499a552341b5dda5151412f691724"
+#: `random_tray(default_rng(1), 5, cocked=1)` rendered with seed 1, taken before trays became
+#: varied, as the mean BGR of each of 8 x 6 blocks: the classic trays (and every test built on
+#: them) must not move. Means, not the bytes' digest: OpenCV's blur and resize round a level
+#: apart on processors of other vector units, which no reading notices.
+CLASSIC_TRAY_BLOCKS = [
+    [[44.8, 96.7, 32.7], [46.6, 100.8, 34.0], [46.1, 99.7, 33.7], [47.4, 95.9, 32.7],
+     [46.6, 100.5, 34.0], [47.8, 103.1, 34.8], [47.4, 102.1, 34.5], [46.1, 99.4, 33.6]],
+    [[47.2, 101.8, 34.5], [48.7, 104.9, 35.5], [96.0, 89.5, 39.7], [83.1, 94.0, 40.1],
+     [47.8, 98.8, 33.7], [46.0, 97.8, 36.2], [44.7, 96.5, 32.7], [43.7, 94.2, 31.9]],
+    [[44.7, 96.7, 32.6], [47.7, 102.9, 34.8], [48.0, 103.4, 35.0], [47.3, 102.1, 34.5],
+     [49.2, 106.1, 36.0], [46.2, 90.5, 96.5], [48.5, 89.4, 54.2], [43.7, 94.1, 31.9]],
+    [[43.0, 92.8, 31.3], [44.9, 96.8, 32.8], [46.7, 100.7, 34.1], [48.3, 104.0, 35.4],
+     [49.0, 105.9, 35.7], [41.9, 113.7, 73.1], [45.5, 98.3, 33.2], [44.5, 96.0, 32.4]],
+    [[43.7, 94.3, 31.8], [44.4, 95.7, 32.4], [46.0, 99.5, 33.6], [50.7, 104.0, 39.6],
+     [48.2, 100.6, 36.9], [45.5, 98.2, 33.3], [44.9, 96.9, 32.7], [44.1, 95.1, 32.2]],
+    [[42.8, 92.3, 31.3], [46.1, 99.4, 33.6], [47.5, 102.4, 34.7], [75.3, 119.1, 76.1],
+     [59.3, 106.4, 53.8], [44.6, 96.3, 32.6], [44.2, 95.3, 32.3], [43.2, 93.3, 31.5]],
+]
 
 PLAIN = {"noise_sigma": 0.0, "blur_sigma": 0.0, "gradient": 0.0, "vignette": 0.0, "gloss": 0.0,
          "jpeg_quality": None, "exposure": 1.0, "white_balance": (1.0, 1.0, 1.0), "glare": 0.0,
@@ -36,7 +50,9 @@ PLAIN = {"noise_sigma": 0.0, "blur_sigma": 0.0, "gradient": 0.0, "vignette": 0.0
 def test_classic_trays_render_as_before() -> None:
     spec = random_tray(np.random.default_rng(1), 5, cocked=1)
     image = render_tray(spec, 1).image
-    assert hashlib.sha256(image.tobytes()).hexdigest() == CLASSIC_TRAY_SHA256
+    h, w = image.shape[:2]
+    blocks = image.astype(np.float64).reshape(6, h // 6, 8, w // 8, 3).mean(axis=(1, 3))
+    assert np.allclose(blocks, CLASSIC_TRAY_BLOCKS, atol=0.5)
 
 
 @pytest.mark.parametrize("seed", [0, 5, 12])

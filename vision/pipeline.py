@@ -44,6 +44,7 @@ from vision.detect import (
     quick_die_side,
     quick_size,
 )
+from vision.every_way import read_every_way, steady, without_blanks
 from vision.exposure import exposed
 from vision.exposure import gain as exposure_gain
 from vision.face_net import FaceReader
@@ -54,7 +55,7 @@ from vision.lean_net import LEAN_SURE, distance_from_centre, lean_patch
 from vision.lean_shape import REACH, SQUARE_FACES, face_shape, flat_aspect, leans_toward
 from vision.profile import Profile
 from vision.readers import Readers, shipped
-from vision.scene_reading import SAME_DIE, Found, Scene, read_scene, steady, without_blanks
+from vision.scene_reading import SAME_DIE, Found, Scene, read_scene
 from vision.straightening import PATCH_SIDE, Source, patch_source, straighten, working_copy
 from vision.types import Die
 
@@ -247,6 +248,7 @@ def _read(scene: Scene) -> list[Found]:
     # Blanks stay until here: in a close-up, they are the pips of one large die.
     net = scene.readers.face
     kept = steady(without_blanks(kept, net), net, scene.polarity)
+    kept = read_every_way(kept, net)
     if not scene.look.hue:
         # With no hue to tell shade by, shade stays in the foreground (`vision.detect`): a
         # region with nothing inside it to read ("low contrast") is taken for the shade it

@@ -18,21 +18,14 @@ import cv2
 import numpy as np
 
 from vision.combined import (
-    EVERY_WAY,
-    FEW_PIPS,
-    NET_DOUBT,
     NET_SURE,
     combined_reading,
     likely_values,
     net_vouches,
-    no_face_every_way,
-    other_views,
     possible_values,
 )
 from vision.detect import Candidate, Look
-from vision.face import read_face
 from vision.face_net import FaceReader
-from vision.pips import read_pips
 from vision.readers import Readers, shipped
 from vision.straightening import (
     FACE_PER_PITCH,
@@ -155,68 +148,6 @@ class Found:
     probs: np.ndarray | None = None  # the face network's beliefs on the patch as cut
 
 
-def without_blanks(found: list[Found], net: FaceReader) -> list[Found]:
-    """``found`` less its blanks: unsure "dice" the face network ``net`` is NET_NO_FACE sure
-    show no die face, their patch seen every way it can be turned or mirrored
-    (`no_face_every_way`; as cut, for a reading that kept no patch): a fingertip, a speck, a
-    mark on the tray."""
-    # The mean over every view reaches NET_NO_FACE only if the patch as cut gives at least
-    # this (each other view gives at most 1): the rest need no turned views.
-    least = EVERY_WAY * NET_NO_FACE - (EVERY_WAY - 1)
-    turned = [f for f in found
-              if f.die.value is None and f.patch is not None and f.no_face >= least]
-    beliefs = dict(zip(map(id, turned), no_face_every_way(
-        [f.patch for f in turned], [f.no_face for f in turned], net), strict=True))
-    return [f for f in found if f.die.value is not None
-            or beliefs.get(id(f), f.no_face) < NET_NO_FACE]
-
-
-#: The face network's belief in the value read from which `steady` does not turn a die: of
-#: 2,954 read dice (the dataset's 528 photos and 150 varied rendered trays) the four that
-#: turning left unsure all had less than 0.9, and none of the 2,544 at 0.98 or more changed
-#: (docs/lab/vision-finder.md).
-STEADY_SURE = 0.98
-
-
-def steady(found: list[Found], net: FaceReader, polarity: str | None = None) -> list[Found]:
-    """``found``, each read die that the face network ``net`` reads as another value when its
-    patch is turned or mirrored left unsure: over the patch and its seven `other_views`, the
-    network's mean belief in another value is higher than in the value read. A reading
-    must not depend on how the photo was taken; where it would, it is not guessed. A die
-    the network is STEADY_SURE of as cut is not turned: the seven views cost most of a
-    reading's network time, and such a die was never read otherwise turned.
-
-    The network is the only reader a turn can change: the two pip readers (`vision.pips`,
-    `vision.face`) find the same pips on the same grid however the patch is turned or
-    mirrored. So a die both of them read as its value (pips of ``polarity``, if given) keeps
-    it while the network's mean belief in that value stays at NET_DOUBT or more: what the
-    reading rule asks of the network for the pip readers' word to stand
-    (`vision.combined.combined_reading`), asked of every view at once. Not a face of FEW_PIPS
-    pips or fewer: glare that hides two pips of a four hides them from both pip readers."""
-    read = [f for f in found if f.die.value is not None and f.patch is not None
-            and f.probs is not None and f.probs[f.die.value] < STEADY_SURE]
-    if not read:
-        return found
-    turned_views = [v for f in read for v in other_views(f.patch)]
-    others = net.probabilities(turned_views).reshape(len(read), EVERY_WAY - 1, -1)
-    for f, turned in zip(read, others, strict=True):
-        mean = (f.probs + turned.sum(axis=0)) / EVERY_WAY
-        value = f.die.value
-        best = int(np.argmax(mean[1:])) + 1
-        if best != value and mean[best] > mean[value] and not (
-                value > FEW_PIPS and mean[value] >= NET_DOUBT
-                and _pip_readers_read(f.patch, value, polarity)):
-            f.die = _doubted(f.die, alternatives=(value, best))
-    return found
-
-
-def _pip_readers_read(patch: np.ndarray, value: int, polarity: str | None) -> bool:
-    """Whether both pip readers read ``value`` on a straightened patch."""
-    side = float(PATCH_SIDE)
-    return (read_pips(patch, side, polarity).value == value
-            and read_face(patch, side, polarity).value == value)
-
-
 def read_scene(scene: Scene) -> list[Found]:
     """One reading per die of a prepared scene (working pixels), blanks included."""
     mask, side, polarity = scene.look.mask, scene.side, scene.polarity
@@ -249,7 +180,7 @@ def read_scene(scene: Scene) -> list[Found]:
                         or item)
             elif (item is not None and not scene.sized
                   and _part_of_larger(scene.source, item, view, net)):
-                item.die = _doubted(item.die)
+                item.die = doubted(item.die)
             if item is not None:
                 found.append(item)
     # A region read whole and split is two dice when two of its parts read: its reading as
@@ -278,7 +209,7 @@ def one_reading_per_die(found: list[Found], side: float) -> list[Found]:
             continue
         first = same[0]
         if first.die.value is not None and _contradicts(first, item, side):
-            first.die = _doubted(first.die)
+            first.die = doubted(first.die)
     return kept
 
 
@@ -305,7 +236,7 @@ def _read_already(cand: Candidate, found: list[Found], side: float) -> bool:
     )
 
 
-def _doubted(die: Die, alternatives: tuple[int, ...] = ()) -> Die:
+def doubted(die: Die, alternatives: tuple[int, ...] = ()) -> Die:
     """``die``, read, left unsure instead: another look at it put its value in doubt."""
     return replace(die, value=None, reason="not a pip face", confidence=0.3,
                    alternatives=alternatives or die.alternatives)

@@ -1,4 +1,5 @@
-"""`vision.scene_reading.steady`: a reading that a turn of the patch would change is unsure."""
+"""`vision.every_way`: a reading that a turn of the patch would change is unsure, and one no
+turn changes stands on the network alone."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.combined import EVERY_WAY
 from vision.detect import Candidate
-from vision.scene_reading import EVERY_WAY, STEADY_SURE, Found, steady
+from vision.every_way import EVERY_WAY_LEAST, EVERY_WAY_SURE, STEADY_SURE, read_every_way, steady
+from vision.scene_reading import Found
 from vision.straightening import FACE_PER_PITCH, PATCH_SCALE, PATCH_SIDE
 from vision.types import Die
 
@@ -113,3 +116,64 @@ def test_the_pip_readers_hold_only_their_own_value_that_the_network_allows(
     net = _HesitantNet(read, held=held, other=other)
     steady([shaky], net, polarity)
     assert shaky.die.value is None and shaky.die.alternatives == (read, other)
+
+
+class _ViewsNet:
+    """A face network that gives each of the views it is shown, in turn, the beliefs of
+    ``views`` (the patch as cut first, then its seven `other_views`)."""
+
+    def __init__(self, views: list[np.ndarray]) -> None:
+        self.views, self.seen = views, 0
+
+    def probabilities(self, patches: list[np.ndarray]) -> np.ndarray:
+        out = [self.views[(self.seen + k) % len(self.views)] for k in range(len(patches))]
+        self.seen += len(patches)
+        return np.stack(out)
+
+
+def _unsure(reason: str = "not a pip face") -> Found:
+    die = Die(None, (5.0, 5.0), CORNERS, 0.2, reason, (6, 5))
+    cand = Candidate((5.0, 5.0), (10.0, 10.0), 0.0, False, "found")
+    return Found(die, (1, 0.0), (5.0, 5.0), cand, patch=np.zeros((24, 24, 3), np.uint8))
+
+
+def test_a_die_the_network_reads_alike_every_way_is_read() -> None:
+    found = _unsure()
+    read_every_way([found], _ViewsNet([_beliefs(6, EVERY_WAY_SURE + 0.02)]))
+    assert found.die.value == 6 and found.die.reason is None
+    assert found.die.confidence == pytest.approx(EVERY_WAY_SURE + 0.02)
+
+
+@pytest.mark.parametrize("turned", [
+    _beliefs(5, 0.6),                     # one view reads a five
+    _beliefs(6, 0.45),                    # one view doubts the six: the mean falls short
+])
+def test_a_die_one_view_reads_otherwise_stays_unsure(turned: np.ndarray) -> None:
+    views = [_beliefs(6, 0.95)] * (EVERY_WAY - 1) + [turned]
+    found = _unsure()
+    read_every_way([found], _ViewsNet(views))
+    assert found.die.value is None and found.die.reason == "not a pip face"
+
+
+def test_a_face_of_few_pips_or_a_cocked_die_is_not_read_on_the_network_alone() -> None:
+    few = _unsure()
+    read_every_way([few], _ViewsNet([_beliefs(EVERY_WAY_LEAST - 1, 0.99)]))
+    assert few.die.value is None
+    cocked = _unsure("cocked")
+    net = _ViewsNet([_beliefs(6, 0.99)])
+    read_every_way([cocked], net)
+    assert cocked.die.value is None and net.seen == 0
+
+
+def test_read_dice_are_left_as_they_are() -> None:
+    net = _ViewsNet([_beliefs(6, 0.99)])
+    read = _found(4, sure=0.6)
+    assert read_every_way([read], net) == [read]
+    assert read.die.value == 4 and net.seen == 0
+
+
+def test_one_pass_of_the_network_reads_every_view_of_every_unsure_die() -> None:
+    net = _ViewsNet([_beliefs(4, 0.97)])
+    dice = [_unsure(), _unsure()]
+    read_every_way(dice, net)
+    assert [f.die.value for f in dice] == [4, 4] and net.seen == 2 * EVERY_WAY
