@@ -40,9 +40,6 @@ NET_AGREE = 0.5
 # readers may settle it.
 NET_DOUBT = 0.2
 LIKELY = 0.05
-# How sure the network must be of a value (never a one) in the patch, in its three quarter
-# turns and in its mirror image, to read a die no pip reader reads at all.
-NET_ALONE = 0.99
 # A face of this many pips or fewer stands only when the reading, and the network's belief in
 # it, are at least NET_READ sure (or both pip readers find it).
 FEW_PIPS = 2
@@ -50,7 +47,7 @@ FEW_PIPS = 2
 
 def combined_reading(
     patch: np.ndarray, polarity: str | None, probs: np.ndarray | None = None,
-    *, net: FaceReader, alone: bool = True,
+    *, net: FaceReader,
 ) -> PipReading:
     """Read a straightened patch with independent readers and keep only what they support.
 
@@ -64,19 +61,18 @@ def combined_reading(
     NET_AGREE sure of a one and the built-in reader finds a one's pip alone in the middle of a
     clean face (a die seen at a slant shows a side face's pips beside it), or when the network
     is at least NET_READ sure of it and pips found by either pip reader sit on that face's grid.
-    A die no pip reader reads at all takes the network's value alone only when it is NET_ALONE
-    sure of it in the patch, turned three ways and mirrored, and it is not a one
-    (``alone=False``: never). The pips of a face of few pips must look alike, unless the network
-    is NET_SURE sure of the value and the face reader finds it too. A face of FEW_PIPS pips or
-    fewer read with a confidence under NET_READ, or that the network gives less than NET_READ,
-    is left unsure, unless both pip readers find it.
+    A die no pip reader reads is left unsure here: the network's word alone is judged over every
+    view of the patch, later (`vision.every_way.read_every_way`). The pips of a face of few pips
+    must look alike, unless the network is NET_SURE sure of the value and the face reader finds
+    it too. A face of FEW_PIPS pips or fewer read with a confidence under NET_READ, or that the
+    network gives less than NET_READ, is left unsure, unless both pip readers find it.
     """
     if probs is None:
         probs = net.probabilities([patch])[0]
     # Each pip reader runs at most once, the face reader only where the rule asks for it.
     builtin = functools.cache(lambda: read_pips(patch, float(PATCH_SIDE), polarity))
     face = functools.cache(lambda: read_face(patch, float(PATCH_SIDE), polarity))
-    reading = _opinions(patch, polarity, probs, builtin, face, net, alone)
+    reading = _opinions(patch, polarity, probs, builtin, face)
     # Unlike pips mean a side face's pip joined the top face's, unless every reader, the
     # network NET_SURE sure, sees that face (blurred or marbled pips look uneven too).
     if not pips_alike(patch, reading) and not (
@@ -99,8 +95,7 @@ def combined_reading(
 
 def _opinions(
     patch: np.ndarray, polarity: str | None, probs: np.ndarray,
-    builtin: Callable[[], PipReading], face: Callable[[], FaceReading], network: FaceReader,
-    alone: bool = True,
+    builtin: Callable[[], PipReading], face: Callable[[], FaceReading],
 ) -> PipReading:
     net = int(np.argmax(probs))
     sure = float(probs[net])
@@ -140,29 +135,8 @@ def _opinions(
         if fit is not None and fit.value == net:
             return replace(mine, value=net, confidence=sure, reason=None, fit=fit,
                            pips=tuple((float(x), float(y), float(r)) for x, y, r in pips))
-    # No pip reader reads the die at all: the network's value stands alone only when it holds
-    # every way the patch is turned (never for a one: a round letter is a one every way).
-    if (alone and sure >= NET_ALONE and net != 1 and not outvoted and seen.value is None
-            and coloured.value is None):
-        held = min(sure, _sure_turned(patch, net, network))
-        if held >= NET_ALONE:
-            # No pips to place the face by: the face is taken as the patch's middle square.
-            centre = (PATCH_SIDE * PATCH_SCALE / 2.0,) * 2
-            fit = LayoutFit(net, PATCH_SIDE / FACE_PER_PITCH, 0.0, 0.0, centre)
-            return replace(mine, value=net, confidence=held, reason=None, fit=fit, pips=())
     reason = seen.reason if seen.value is None and seen.reason else "not a pip face"
     return replace(mine, reason=mine.reason or reason, confidence=min(0.3, sure))
-
-
-def _sure_turned(patch: np.ndarray, value: int, net: FaceReader) -> float:
-    """How sure the face network is of ``value`` at the least over the patch turned by a
-    quarter, a half and three quarters, and mirrored.
-
-    A die's face reads the same however it is turned, and the network, trained on dice at
-    every angle, reads it so; a half-seen face or a pattern on the tray seldom keeps one value
-    that surely in all four views. (One pass of the network, only for the few dice no pip
-    reader reads.)"""
-    return float(net.probabilities(other_views(patch)[:4])[:, value].min())
 
 
 # A patch and its seven turned and mirrored copies (`other_views`).

@@ -270,16 +270,16 @@ def same_die(point: tuple[float, float], found: Found, side: float) -> bool:
 
 def read_candidate(
     mask: np.ndarray, cand: Candidate, side: float, polarity: str | None, view: View,
-    *, net: FaceReader, alone: bool = True, sized: bool = False,
+    *, net: FaceReader, sized: bool = False,
 ) -> Found | None:
     """One straightened candidate as a die: read when the readers agree on a value whose pips
     lie on a die, unsure with a reason when it is a die they do not settle, None when it is
     no die (pips with no die body, a pip cluster that does not read). ``net``: the face
-    network; ``alone``: whether its value may stand alone (`combined_reading`); ``sized``:
-    whether dice bodies gave the typical ``side`` (the dice stand out from the floor)."""
+    network; ``sized``: whether dice bodies gave the typical ``side`` (the dice stand out
+    from the floor)."""
     die_side, patch, back = view.side, view.patch, view.back
     use_own = die_side != side
-    reading = combined_reading(patch, polarity, view.probs, net=net, alone=alone)
+    reading = combined_reading(patch, polarity, view.probs, net=net)
     h, w = mask.shape
     if reading.value is not None and reading.fit is not None:
         fit = reading.fit
@@ -363,9 +363,10 @@ def read_resized(
     for trial, values in zip(trials, possible, strict=True):
         if not values:
             continue
-        # The network alone reads no die here: a patch cut larger takes in a neighbour's face,
-        # which it may read surely every way (a die leaning on this one).
-        found = read_candidate(mask, cand, side, polarity, trial, net=net, alone=False)
+        # Only a read trial counts: the network alone is never asked of a patch cut larger
+        # (`vision.every_way` reads the die as first cut), which takes in a neighbour's face
+        # and may read it surely every way (a die leaning on this one).
+        found = read_candidate(mask, cand, side, polarity, trial, net=net)
         if found is None or found.die.value is None:
             continue
         if found.die.value < MIN_RESIZED_VALUE or (first and found.die.value != first.die.value):
