@@ -120,7 +120,7 @@ def test_the_pip_readers_hold_only_their_own_value_that_the_network_allows(
 
 class _ViewsNet:
     """A face network that gives each of the views it is shown, in turn, the beliefs of
-    ``views`` (the patch as cut first, then its seven `other_views`)."""
+    ``views`` (a patch's seven `other_views`: the beliefs as cut are the reading's)."""
 
     def __init__(self, views: list[np.ndarray]) -> None:
         self.views, self.seen = views, 0
@@ -131,35 +131,37 @@ class _ViewsNet:
         return np.stack(out)
 
 
-def _unsure(reason: str = "not a pip face") -> Found:
+def _unsure(as_cut: np.ndarray, reason: str = "not a pip face") -> Found:
     die = Die(None, (5.0, 5.0), CORNERS, 0.2, reason, (6, 5))
     cand = Candidate((5.0, 5.0), (10.0, 10.0), 0.0, False, "found")
-    return Found(die, (1, 0.0), (5.0, 5.0), cand, patch=np.zeros((24, 24, 3), np.uint8))
+    return Found(die, (1, 0.0), (5.0, 5.0), cand, patch=np.zeros((24, 24, 3), np.uint8),
+                 probs=as_cut)
 
 
 def test_a_die_the_network_reads_alike_every_way_is_read() -> None:
-    found = _unsure()
-    read_every_way([found], _ViewsNet([_beliefs(6, EVERY_WAY_SURE + 0.02)]))
+    sure = _beliefs(6, EVERY_WAY_SURE + 0.02)
+    found = _unsure(sure)
+    read_every_way([found], _ViewsNet([sure]))
     assert found.die.value == 6 and found.die.reason is None
     assert found.die.confidence == pytest.approx(EVERY_WAY_SURE + 0.02)
 
 
 @pytest.mark.parametrize("turned", [
     _beliefs(5, 0.6),                     # one view reads a five
-    _beliefs(6, 0.45),                    # one view doubts the six: the mean falls short
+    _beliefs(6, 0.45),                    # one view doubts the six
 ])
 def test_a_die_one_view_reads_otherwise_stays_unsure(turned: np.ndarray) -> None:
-    views = [_beliefs(6, 0.95)] * (EVERY_WAY - 1) + [turned]
-    found = _unsure()
+    views = [_beliefs(6, 0.95)] * (EVERY_WAY - 2) + [turned]
+    found = _unsure(_beliefs(6, 0.95))
     read_every_way([found], _ViewsNet(views))
     assert found.die.value is None and found.die.reason == "not a pip face"
 
 
 def test_a_face_of_few_pips_or_a_cocked_die_is_not_read_on_the_network_alone() -> None:
-    few = _unsure()
+    few = _unsure(_beliefs(EVERY_WAY_LEAST - 1, 0.99))
     read_every_way([few], _ViewsNet([_beliefs(EVERY_WAY_LEAST - 1, 0.99)]))
     assert few.die.value is None
-    cocked = _unsure("cocked")
+    cocked = _unsure(_beliefs(6, 0.99), "cocked")
     net = _ViewsNet([_beliefs(6, 0.99)])
     read_every_way([cocked], net)
     assert cocked.die.value is None and net.seen == 0
@@ -173,7 +175,15 @@ def test_read_dice_are_left_as_they_are() -> None:
 
 
 def test_one_pass_of_the_network_reads_every_view_of_every_unsure_die() -> None:
+    # The beliefs as cut come with the reading: only the seven other views are asked.
     net = _ViewsNet([_beliefs(4, 0.97)])
-    dice = [_unsure(), _unsure()]
+    dice = [_unsure(_beliefs(4, 0.97)), _unsure(_beliefs(4, 0.97))]
     read_every_way(dice, net)
-    assert [f.die.value for f in dice] == [4, 4] and net.seen == 2 * EVERY_WAY
+    assert [f.die.value for f in dice] == [4, 4] and net.seen == 2 * (EVERY_WAY - 1)
+
+
+def test_a_die_not_that_sure_as_cut_is_not_turned() -> None:
+    net = _ViewsNet([_beliefs(6, 0.99)])
+    found = _unsure(_beliefs(6, EVERY_WAY_SURE - 0.05))
+    read_every_way([found], net)
+    assert found.die.value is None and net.seen == 0

@@ -81,29 +81,34 @@ def steady(found: list[Found], net: FaceReader, polarity: str | None = None) -> 
 #: the readers left unsure.
 EVERY_WAY_SURE = 0.9
 #: The fewest pips such a face may have: a one or a two are a round letter or a colon to the
-#: network however they are turned (`combined_reading` never reads a one on the network alone).
+#: network however they are turned.
 EVERY_WAY_LEAST = 3
 
 
 def read_every_way(found: list[Found], net: FaceReader) -> list[Found]:
     """``found``, each die left unsure as "not a pip face" read as the value the face network
     ``net`` is at least EVERY_WAY_SURE sure of in every one of its patch's eight views (the
-    patch and its `other_views`), when it has EVERY_WAY_LEAST pips or more.
+    patch as cut, whose beliefs the reading kept, and its `other_views`), when it has
+    EVERY_WAY_LEAST pips or more.
 
     The pip readers set aside a face they cannot place on a grid (marbled, translucent or
     dark dice, pips in shade); the network's word alone then stands where no turn or mirror
     of the photo could change it (the rule `steady` holds every read die to), not on one view.
+    Only a die the network is that sure of as cut is turned: one pass of the network for
+    all their seven other views.
     """
-    unsure = [f for f in found if f.die.value is None and f.die.reason == "not a pip face"
-              and f.patch is not None]
-    if not unsure:
+    likely = [f for f in found if f.die.value is None and f.die.reason == "not a pip face"
+              and f.patch is not None and f.probs is not None
+              and int(np.argmax(f.probs)) >= EVERY_WAY_LEAST
+              and float(f.probs.max()) >= EVERY_WAY_SURE]
+    if not likely:
         return found
-    every_way = net.probabilities([v for f in unsure for v in (f.patch, *other_views(f.patch))])
-    for f, every in zip(unsure, every_way.reshape(len(unsure), EVERY_WAY, -1), strict=True):
-        value = int(np.argmax(every[0]))
-        if value >= EVERY_WAY_LEAST and every[:, value].min() >= EVERY_WAY_SURE:
-            f.die = replace(f.die, value=value, reason=None, alternatives=(),
-                            confidence=float(every[:, value].min()))
+    turned = net.probabilities([v for f in likely for v in other_views(f.patch)])
+    for f, others in zip(likely, turned.reshape(len(likely), EVERY_WAY - 1, -1), strict=True):
+        value = int(np.argmax(f.probs))
+        held = min(float(f.probs[value]), float(others[:, value].min()))
+        if held >= EVERY_WAY_SURE:
+            f.die = replace(f.die, value=value, reason=None, alternatives=(), confidence=held)
     return found
 
 

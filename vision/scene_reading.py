@@ -341,7 +341,7 @@ def read_candidate(
               tuple((float(x), float(y)) for x, y in corners),
               float(np.clip(reading.confidence, 0.0, 1.0)), reason, likely_values(view.probs))
     return Found(die, (1 if cand.source in WHOLE else 2, 0.0), die.center, cand,
-                 float(view.probs[0]), patch)
+                 float(view.probs[0]), patch, view.probs)
 
 
 def read_resized(
