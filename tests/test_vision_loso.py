@@ -136,3 +136,33 @@ def test_loso_train_makes_the_face_network_as_the_shipped_one(tmp_path, monkeypa
         assert cmd[cmd.index("--epochs") + 1] == "2"
     members = [Path(cmd[cmd.index("--out") + 1]) for cmd in ran[1:]]
     assert meant == [(members, where / "face_net.onnx")]
+
+
+def test_loso_train_trains_the_members_side_by_side(tmp_path, monkeypatch) -> None:
+    """With ``--jobs 2`` the members run at once, and their mean waits for both."""
+    import threading
+
+    from vision.lab import face_mean
+    from vision.lab.face_net_train import MEMBERS
+
+    photos = _photos(tmp_path / "photos")
+    together = threading.Barrier(len(MEMBERS), timeout=10)
+    ran, meant = [], []
+
+    def run(cmd, check):
+        if cmd[2] == "vision.lab.face_net_train":
+            together.wait()  # breaks (and the training fails) unless every member runs at once
+        ran.append(cmd[2])
+
+    monkeypatch.setattr(loso.subprocess, "run", run)
+    monkeypatch.setattr(face_mean, "mean", lambda members, out: meant.append(list(ran)))
+    assert loso.main(["train", str(tmp_path / "out"), "--dataset", str(photos),
+                      "--source", "alpha/dice", "--jobs", str(len(MEMBERS))]) == 0
+    assert meant == [["vision.lab.finder_train", *["vision.lab.face_net_train"] * len(MEMBERS)]]
+
+
+def test_loso_train_refuses_no_jobs(tmp_path, capsys) -> None:
+    photos = _photos(tmp_path / "photos")
+    assert loso.main(["train", str(tmp_path / "out"), "--dataset", str(photos),
+                      "--jobs", "0"]) == 2
+    assert "--jobs" in capsys.readouterr().err
