@@ -86,7 +86,8 @@ def read_dice(
     A die whose face reads but that the lean check (`vision.lean_net`) finds leaning on
     another die is reported cocked; ``lean_check=False`` leaves that out (the check's own
     training cuts the dice it reads). What the face network is sure shows no die face is
-    not reported at all, not even as unsure (a fingertip, a speck).
+    not reported at all, not even as unsure (a fingertip, a speck), nor is an unsure "die"
+    the die finder is not sure of while it is sure of others (`_nothing_seen`).
 
     With a profile: its die size and pip polarity are taken as known, dice outside its zones
     are left out (and the image around them is not read), its empty tray replaces the
@@ -249,12 +250,30 @@ def _read(scene: Scene) -> list[Found]:
     net = scene.readers.face
     kept = steady(without_blanks(kept, net), net, scene.polarity)
     kept = read_every_way(kept, net)
+    if _sure(c for c in scene.candidates if c.source == "found"):
+        kept = [k for k in kept if not _nothing_seen(k, scene)]
     if not scene.look.hue:
         # With no hue to tell shade by, shade stays in the foreground (`vision.detect`): a
         # region with nothing inside it to read ("low contrast") is taken for the shade it
         # most likely is (a shadow, the tray's wall), as a colour image's hue would have.
         kept = [k for k in kept if k.die.value is not None or k.die.reason != "low contrast"]
     return kept
+
+
+def _nothing_seen(found: Found, scene: Scene) -> bool:
+    """Whether ``found`` is a "die" no reader vouches for: unsure (not cocked), and the die
+    finder is not SURE a die's top face lies there (no spot of that belief on it). An unsure
+    reading says "a die is here, its face unknown"; where the finder doubts the die itself
+    and nothing reads on it, it is most often the tray's wall, a label, a die's side face
+    (docs/lab/vision-reading.md). Left out, it costs nothing a die would: the controller
+    counts the dice it expects and takes no throw short of one. Asked only of a frame the
+    finder is sure of some die in: one whose dice it sees none of (a die far larger than it
+    learnt) is no frame for its doubt to judge."""
+    if found.die.value is not None or found.die.reason == "cocked":
+        return False
+    reach = SAME_DIE * max(found.cand.side, scene.side)
+    return not any(c.source == "found" and c.score >= SURE
+                   and math.dist(c.center, found.center) <= reach for c in scene.candidates)
 
 
 def _all_explained(kept: list[Found], scene: Scene) -> bool:
