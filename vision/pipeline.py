@@ -202,6 +202,11 @@ def _checked_side(side: float | None, spots: list[Spot]) -> float | None:
     return side if 1 / SIDE_AGREES <= side / found <= SIDE_AGREES else found
 
 
+def _finder_sure(candidates: Iterable[Candidate]) -> list[Candidate]:
+    """The candidates the die finder gave (`_with_spots`) that it is sure of."""
+    return _sure(c for c in candidates if c.source == "found")
+
+
 def _sure(found: Iterable[_Found]) -> list[_Found]:
     """The dice the die finder is sure of (`vision.finder.SURE`), of its spots or of the
     candidates it gave (`_with_spots`)."""
@@ -250,7 +255,7 @@ def _read(scene: Scene) -> list[Found]:
     net = scene.readers.face
     kept = steady(without_blanks(kept, net), net, scene.polarity)
     kept = read_every_way(kept, net)
-    if _sure(c for c in scene.candidates if c.source == "found"):
+    if _finder_sure(scene.candidates):
         kept = [k for k in kept if not _nothing_seen(k, scene)]
     if not scene.look.hue:
         # With no hue to tell shade by, shade stays in the foreground (`vision.detect`): a
@@ -272,8 +277,8 @@ def _nothing_seen(found: Found, scene: Scene) -> bool:
     if found.die.value is not None or found.die.reason == "cocked":
         return False
     reach = SAME_DIE * max(found.cand.side, scene.side)
-    return not any(c.source == "found" and c.score >= SURE
-                   and math.dist(c.center, found.center) <= reach for c in scene.candidates)
+    return not any(math.dist(c.center, found.center) <= reach
+                   for c in _finder_sure(scene.candidates))
 
 
 def _all_explained(kept: list[Found], scene: Scene) -> bool:
@@ -282,7 +287,7 @@ def _all_explained(kept: list[Found], scene: Scene) -> bool:
     the whole frame) is one of them. A reading at another size then read no more dice on any
     frame measured (docs/lab/vision-reading.md), and it costs a second reading of the frame.
     A frame the finder is sure of no die in is not checked so, and tries the other sizes."""
-    sure = _sure(c for c in scene.candidates if c.source == "found")
+    sure = _finder_sure(scene.candidates)
     if not sure or not kept or any(k.die.value is None for k in kept):
         return False
     reach = SAME_DIE * scene.side
@@ -292,7 +297,7 @@ def _all_explained(kept: list[Found], scene: Scene) -> bool:
 def _finders_side(candidates: list[Candidate]) -> tuple[float, ...]:
     """The median side of the dice the die finder is sure of (working pixels), if any: each
     measured on its own, it is a size worth trying where no die body gave one."""
-    sure = _sure(c for c in candidates if c.source == "found")
+    sure = _finder_sure(candidates)
     return (float(np.median([c.side for c in sure])),) if sure else ()
 
 
