@@ -320,3 +320,36 @@ def test_cut_samples_are_kept_for_the_same_options_and_cut_anew_for_others(
     assert cuts == [1] and np.array_equal(first[0].crop, again[0].crop)
     other = face_net_train.cached_samples(kept, parser.parse_args(["--varied", "2"]), None)
     assert cuts == [1, 2] and other[0].crop[0, 0, 0] == 2
+
+
+def test_a_slanted_patch_squeezes_one_direction_and_its_pips_follow() -> None:
+    from vision.lab.face_net_train import augmented, slanted
+    from vision.lab.face_samples import VARIED_SEEDS, varied_samples
+
+    # A squeeze of 0.6 along x about the patch's centre: x distances shrink, y ones stay.
+    forward = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    squeezed = slanted(forward, 72, 0.6, 0.0)
+    c = np.array([36.0, 36.0])
+    for point, expected in (((46.0, 36.0), (42.0, 36.0)), ((36.0, 26.0), (36.0, 26.0)),
+                            ((36.0, 36.0), (36.0, 36.0))):
+        got = squeezed[:, :2] @ np.array(point) + squeezed[:, 2]
+        assert np.allclose(got, expected), (point, got)
+    # Along 90 degrees, it is y that shrinks.
+    across = slanted(forward, 72, 0.6, 90.0)
+    assert np.allclose(across[:, :2] @ (c + np.array([0, 10])) + across[:, 2],
+                       c + np.array([0, 6]))
+    # In an augmented patch, the pips it reports still lie on the die's pips, slanted or not.
+    sample = next(s for s in varied_samples(range(VARIED_SEEDS.start, VARIED_SEEDS.start + 3))
+                  if s.label == 6)
+    for slant in (0.0, 0.4):
+        for seed in range(6):
+            patch, pips = augmented(sample, np.random.default_rng(seed), slant=slant)
+            grey = cv2.GaussianBlur(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY), (0, 0), 1.0)
+            own = sorted(pips, key=lambda p: np.linalg.norm(p - c))[:6]  # the die's, in the middle
+            assert all(3 <= x < 69 and 3 <= y < 69 for x, y in own)
+            at = np.array([grey[round(y), round(x)] for x, y in own], float)
+            # The six pips of one face look alike: all far darker or all far lighter than
+            # the face's middle (where a six has no pip).
+            middle = float(grey[36, 36])
+            assert np.all(np.abs(at - middle) > 20) and (np.all(at < middle)
+                                                         or np.all(at > middle)), (slant, seed)

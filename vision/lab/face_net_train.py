@@ -83,19 +83,30 @@ PIP_GRID = INPUT_SIDE // 2
 PIP_SIGMA = 0.8
 PIPS = 1.0
 RECOLOUR = 0.4  # share of patches whose die is repainted (`vision.lab.recolour`)
+# How far a patch may be squeezed along a random direction, as a camera at a slant shows a
+# face (0.3: down to 0.7 of its width, a camera about 45 degrees off the vertical); 0 leaves
+# the straightening a turn and a scale alone, as the shipped model was trained.
+SLANT = 0.0
+WIDTH = 1.0  # the network's channels, times those of the shipped model (`build_model`)
 
 
-def augmented(sample: Sample, rng: np.random.Generator, recolour: float = 0.0
-              ) -> tuple[np.ndarray, np.ndarray | None]:
+def augmented(sample: Sample, rng: np.random.Generator, recolour: float = 0.0,
+              slant: float = SLANT) -> tuple[np.ndarray, np.ndarray | None]:
     """The sample straightened as the pipeline would, under a random pose and lighting, its
     die repainted in other colours a share ``recolour`` of the time (`vision.lab.recolour`),
-    and where its pips lie in that patch (None where unknown)."""
+    half the time squeezed by up to ``slant`` along a random direction (`slanted`), and where
+    its pips lie in that patch (None where unknown)."""
     c = sample.crop.shape[0] / 2.0
     side = sample.side * rng.uniform(0.88, 1.14)
     shift = rng.normal(0.0, 0.06 * sample.side, 2)
     patch, back = straighten(sample.crop, (c + shift[0], c + shift[1]), rng.uniform(0, 360),
                              side)
     forward = cv2.invertAffineTransform(back)
+    if slant > 0 and rng.random() < 0.5:
+        forward = slanted(forward, patch.shape[0], rng.uniform(1.0 - slant, 1.0),
+                          rng.uniform(0, 180))
+        patch = cv2.warpAffine(sample.crop, forward, patch.shape[1::-1],
+                               flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     pips = None
     if sample.pips is not None:
         pips = to_image(forward, sample.pips.astype(np.float64))
@@ -110,6 +121,17 @@ def augmented(sample: Sample, rng: np.random.Generator, recolour: float = 0.0
                                                 int(rng.integers(25, 96))])
         patch = cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else patch
     return patch, pips
+
+
+def slanted(forward: np.ndarray, size: int, squeeze: float, direction: float) -> np.ndarray:
+    """The image-to-patch transform ``forward`` followed by a squeeze of the ``size``-pixel
+    patch about its centre to ``squeeze`` of its width along ``direction`` degrees: a face
+    seen at a slant (the pipeline straightens a turn and a scale, never a slant)."""
+    a = np.deg2rad(direction)
+    turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    squash = turn @ np.diag([squeeze, 1.0]) @ turn.T
+    c = np.array([size / 2.0, size / 2.0])
+    return np.hstack([squash @ forward[:, :2], (squash @ (forward[:, 2] - c) + c)[:, None]])
 
 
 def pip_map(pips: np.ndarray | None) -> np.ndarray:
@@ -130,9 +152,10 @@ def pip_map(pips: np.ndarray | None) -> np.ndarray:
     return grid
 
 
-def build_model(pip_head: bool = False):
+def build_model(pip_head: bool = False, width: float = WIDTH):
     """The network: four small conv layers and a small classifier (about 5M multiply-adds per
-    die, a fraction of a millisecond on one core). With ``pip_head``, its ``with_pips`` also
+    die, a fraction of a millisecond on one core; ``width`` times the channels, about its
+    square times the multiply-adds). With ``pip_head``, its ``with_pips`` also
     gives the map of where it sees pips (`pip_map`), from its layers at half the input's
     size: training asks it where a face's pips are as well as which face it is. Only
     ``forward`` is exported."""
@@ -142,17 +165,18 @@ def build_model(pip_head: bool = False):
     def conv(cin: int, cout: int) -> list:
         return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU()]
 
+    a, b, c = (round(n * width) for n in (16, 32, 64))
+
     class FaceNetwork(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.early = nn.Sequential(*conv(3, 16), nn.MaxPool2d(2),
-                                       *conv(16, 32), *conv(32, 32))
+            self.early = nn.Sequential(*conv(3, a), nn.MaxPool2d(2), *conv(a, b), *conv(b, b))
             self.late = nn.Sequential(
-                nn.MaxPool2d(2), *conv(32, 64), nn.MaxPool2d(2), nn.Flatten(), nn.Dropout(0.3),
-                nn.Linear(64 * (INPUT_SIDE // 8) ** 2, 64), nn.ReLU(),
+                nn.MaxPool2d(2), *conv(b, c), nn.MaxPool2d(2), nn.Flatten(), nn.Dropout(0.3),
+                nn.Linear(c * (INPUT_SIDE // 8) ** 2, 64), nn.ReLU(),
                 nn.Linear(64, len(CLASSES)))
             # Made only when asked for: its weights are drawn from the seed's stream.
-            self.pips = nn.Conv2d(32, 1, 1) if pip_head else None
+            self.pips = nn.Conv2d(b, 1, 1) if pip_head else None
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             return self.late(self.early(x))
@@ -181,16 +205,18 @@ def pip_loss(out, target):
 
 
 def train(samples: list[Sample], seed: int, epochs: int = EPOCHS, log=print,
-          pips: float = PIPS, recolour: float = RECOLOUR):
+          pips: float = PIPS, recolour: float = RECOLOUR, slant: float = SLANT,
+          width: float = WIDTH):
     """A trained model (PyTorch, eval mode); ``pips``: the weight of the pip map's loss beside
-    the face's (0: the face alone); ``recolour``: the share of patches whose die is repainted
-    (`augmented`)."""
+    the face's (0: the face alone); ``recolour``: the share of patches whose die is repainted;
+    ``slant``: how far a patch may be squeezed (`augmented`); ``width``: the network's
+    channels (`build_model`)."""
     import torch
 
     labels = np.array([s.label for s in samples])
 
     def batch(idx: np.ndarray, rng: np.random.Generator):
-        seen = [augmented(samples[i], rng, recolour) for i in idx]
+        seen = [augmented(samples[i], rng, recolour, slant) for i in idx]
         x = to_input([patch for patch, _ in seen])
         return (x, np.stack([pip_map(p) for _, p in seen])) if pips > 0 else x
 
@@ -198,7 +224,7 @@ def train(samples: list[Sample], seed: int, epochs: int = EPOCHS, log=print,
         logits, out = model.with_pips(x)
         return logits, pips * pip_loss(out, torch.from_numpy(maps))
 
-    return fit(functools.partial(build_model, pips > 0), labels, len(CLASSES), batch, seed,
+    return fit(functools.partial(build_model, pips > 0, width), labels, len(CLASSES), batch, seed,
                epochs, log, aux=with_pips if pips > 0 else None)
 
 
@@ -246,6 +272,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--recolour", type=float, default=RECOLOUR, metavar="SHARE",
                         help="repaint the die of this share of the patches in colours of any "
                         f"hue (default {RECOLOUR:g}, as the shipped model)")
+    parser.add_argument("--slant", type=float, default=SLANT, metavar="AMOUNT",
+                        help="squeeze half the patches by up to this share along a random "
+                        f"direction, a face seen at a slant (default {SLANT:g}, as the shipped "
+                        "model)")
+    parser.add_argument("--width", type=float, default=WIDTH, metavar="FACTOR",
+                        help="the network's channels, times the shipped model's (default "
+                        f"{WIDTH:g})")
     parser.add_argument("--samples", metavar="FILE", default=None,
                         help="keep the samples cut in FILE, and read them from it when it "
                         "holds those of these options")
@@ -254,6 +287,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--pips: a weight of 0 or more")
     if not 0 <= args.recolour <= 1:
         parser.error("--recolour: 0 to 1")
+    if not 0.25 <= args.width <= 4:
+        parser.error("--width: 0.25 to 4")
+    if not 0 <= args.slant < 1:
+        parser.error("--slant: 0 up to (not including) 1")
     if not 0 <= args.varied <= len(VARIED_SEEDS):
         parser.error(f"--varied: 0 to {len(VARIED_SEEDS)}")
     if not 0 <= args.tower <= len(TOWER_SEEDS):
@@ -285,7 +322,8 @@ def main(argv: list[str] | None = None) -> int:
     counts = np.bincount([s.label for s in samples], minlength=len(CLASSES))
     print(f"{len(samples)} samples: " + ", ".join(
         f"{name} {n}" for name, n in zip(CLASSES, counts, strict=True)))
-    model = train(samples, args.seed, args.epochs, pips=args.pips, recolour=args.recolour)
+    model = train(samples, args.seed, args.epochs, pips=args.pips, recolour=args.recolour,
+                  slant=args.slant, width=args.width)
     export(model, Path(args.out))
     print(f"wrote {args.out} in {time.perf_counter() - began:.0f} s")
     return 0
