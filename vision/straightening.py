@@ -65,6 +65,27 @@ def working_copy(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
                       interpolation=cv2.INTER_LINEAR if bilinear else cv2.INTER_AREA)
 
 
+def straightening(center, angle: float, side: float, zoom: float = 1.0) -> np.ndarray:
+    """The 2x3 image-to-patch transform that `straighten` warps by: the die (``side`` px,
+    turned by ``angle`` degrees, at ``center``, all in pixels of an image ``zoom`` times
+    smaller than the one warped) axis-aligned at the patch's centre and scaled to PATCH_SIDE.
+    Apart from `straighten` so training can compose more (a slant) and still warp once."""
+    size = round(PATCH_SIDE * PATCH_SCALE)
+    cx, cy = float(center[0]) * zoom, float(center[1]) * zoom
+    m = cv2.getRotationMatrix2D((cx, cy), angle, PATCH_SIDE / (side * zoom))
+    m[0, 2] += size / 2.0 - cx
+    m[1, 2] += size / 2.0 - cy
+    return m
+
+
+def warped(image: np.ndarray, forward: np.ndarray) -> np.ndarray:
+    """``image`` warped into a patch by the image-to-patch transform ``forward``."""
+    size = round(PATCH_SIDE * PATCH_SCALE)
+    return cv2.warpAffine(
+        image, forward, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+
+
 def straighten(
     image: np.ndarray, center, angle: float, side: float, zoom: float = 1.0
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -73,15 +94,8 @@ def straighten(
 
     ``center`` and ``side`` are in pixels of an image ``zoom`` times smaller than ``image``
     (the working copy, when ``image`` is the sharper source), and so is the transform."""
-    size = round(PATCH_SIDE * PATCH_SCALE)
-    cx, cy = float(center[0]) * zoom, float(center[1]) * zoom
-    m = cv2.getRotationMatrix2D((cx, cy), angle, PATCH_SIDE / (side * zoom))
-    m[0, 2] += size / 2.0 - cx
-    m[1, 2] += size / 2.0 - cy
-    patch = cv2.warpAffine(
-        image, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    )
-    return patch, cv2.invertAffineTransform(m) / zoom
+    m = straightening(center, angle, side, zoom)
+    return warped(image, m), cv2.invertAffineTransform(m) / zoom
 
 
 def to_image(back: np.ndarray, pts: np.ndarray) -> np.ndarray:

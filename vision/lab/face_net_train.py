@@ -64,7 +64,7 @@ from vision.lab.net_training import fit, relit
 from vision.lab.print_scenes import price_list
 from vision.lab.recolour import recoloured
 from vision.lab.render_any_colour import ANY_MARBLED, ANY_TRANSLUCENT
-from vision.straightening import PATCH_SCALE, PATCH_SIDE, straighten, to_image
+from vision.straightening import PATCH_SCALE, PATCH_SIDE, straightening, to_image, warped
 
 EPOCHS = 30  # the shipped model's; 120 read seen photos a little better, unseen ones no better
 VARIED = 600  # varied trays in the shipped model's samples
@@ -99,20 +99,16 @@ def augmented(sample: Sample, rng: np.random.Generator, recolour: float = 0.0,
     c = sample.crop.shape[0] / 2.0
     side = sample.side * rng.uniform(0.88, 1.14)
     shift = rng.normal(0.0, 0.06 * sample.side, 2)
-    patch, back = straighten(sample.crop, (c + shift[0], c + shift[1]), rng.uniform(0, 360),
-                             side)
-    forward = cv2.invertAffineTransform(back)
+    forward = straightening((c + shift[0], c + shift[1]), rng.uniform(0, 360), side)
+    size = round(PATCH_SIDE * PATCH_SCALE)
     if slant > 0 and rng.random() < 0.5:
-        forward = slanted(forward, patch.shape[0], rng.uniform(1.0 - slant, 1.0),
-                          rng.uniform(0, 180))
-        patch = cv2.warpAffine(sample.crop, forward, patch.shape[1::-1],
-                               flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        forward = slanted(forward, size, rng.uniform(1.0 - slant, 1.0), rng.uniform(0, 180))
+    patch = warped(sample.crop, forward)
     pips = None
     if sample.pips is not None:
         pips = to_image(forward, sample.pips.astype(np.float64))
     if recolour > 0 and sample.body is not None and rng.random() < recolour:
-        body = cv2.warpAffine(sample.body, forward, patch.shape[1::-1], flags=cv2.INTER_LINEAR,
-                              borderMode=cv2.BORDER_REPLICATE)
+        body = warped(sample.body, forward)
         patch = recoloured(patch, body, rng)
     patch = relit(patch, rng, blur=(0.5, 1.5), noise=8.0)
     if rng.random() < 0.3:
