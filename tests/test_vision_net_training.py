@@ -193,19 +193,26 @@ def test_the_pip_map_marks_each_pip_and_is_unknown_without_pips() -> None:
     assert np.all(np.isnan(pip_map(None)))
 
 
-def test_any_colour_samples_hold_each_die_of_its_recoloured_tray() -> None:
-    from vision.lab.face_samples import ANY_COLOUR_SEEDS, any_colour_samples
+@pytest.mark.parametrize("kind", ["any colour", "smoky"])
+def test_recoloured_samples_hold_each_die_of_their_tray(kind: str) -> None:
+    from vision.lab import face_samples
     from vision.lab.render import any_colour_tray, render_tray
+    from vision.lab.render_smoky import smoky_tray
 
-    seeds = range(ANY_COLOUR_SEEDS.start, ANY_COLOUR_SEEDS.start + 4)
-    samples = any_colour_samples(seeds)
+    seeds, cut, draw = {
+        "any colour": (face_samples.ANY_COLOUR_SEEDS, face_samples.any_colour_samples,
+                       any_colour_tray),
+        "smoky": (face_samples.SMOKY_SEEDS, face_samples.smoky_samples, smoky_tray),
+    }[kind]
+    seeds = range(seeds.start, seeds.start + 3)
+    samples = cut(seeds)
     dice = []
     for seed in seeds:
         try:
-            dice += render_tray(any_colour_tray(np.random.default_rng(seed)), seed=seed).truth
+            dice += render_tray(draw(np.random.default_rng(seed)), seed=seed).truth
         except ValueError:  # a tray whose dice do not fit is skipped, as in training
             continue
-    assert {s.group for s in samples} == {"any colour"}
+    assert {s.group for s in samples} == {kind}
     assert sorted(s.label for s in samples if s.label) == sorted(
         t.value for t in dice if not t.cocked)
 
@@ -309,8 +316,8 @@ def test_cut_samples_are_kept_for_the_same_options_and_cut_anew_for_others(
     parser = net_training.parser("x", "x", tmp_path / "m.onnx", 1)
     net_training.add_networks(parser, "finder")
     for name, default in (("--varied", 1), ("--tower", 0), ("--any-colour", 0),
-                          ("--any-colour-marbled", 0.3), ("--faint", 0), ("--print", 0),
-                          ("--cloths", 0)):
+                          ("--any-colour-marbled", 0.3), ("--smoky", 0), ("--faint", 0),
+                          ("--print", 0), ("--cloths", 0)):
         parser.add_argument(name, type=type(default), default=default)
     parser.add_argument("--faint-levels", type=float, nargs=2, default=(6.0, 20.0))
     parser.add_argument("--dots", default=True)

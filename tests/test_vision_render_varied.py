@@ -231,3 +231,26 @@ def test_any_colour_dice_span_the_colours_and_their_pips_stand_out() -> None:
     assert any(d.translucent for d in plain)
     assert not any((d.body_bgr, d.pip_bgr, d.marble_bgr) == (s.body, s.pips, s.marble)
                    for d in dice for s in VARIED_DICE.values())
+
+
+def test_smoky_trays_recolour_a_varied_tray_dark_swirled_dice_with_coloured_pips() -> None:
+    from vision.lab.render_smoky import SMOKY_PIP_CONTRAST, smoky_tray
+
+    tray = smoky_tray(np.random.default_rng(4))
+    plain = varied_tray(np.random.default_rng(4))
+    assert tray == smoky_tray(np.random.default_rng(4))
+    assert [(d.value, d.center, d.side) for d in tray.dice] == [
+        (d.value, d.center, d.side) for d in plain.dice]
+    dice = [d for seed in range(40) for d in smoky_tray(np.random.default_rng(seed)).dice]
+    assert len(dice) > 100
+    bodies = np.array([lab_of(d.body_bgr)[0] for d in dice])
+    assert np.mean(bodies < 128) > 0.6  # most bodies dark
+    gaps = [np.linalg.norm(lab_of(d.body_bgr) - lab_of(d.pip_bgr)) for d in dice]
+    assert np.mean(np.array(gaps) >= SMOKY_PIP_CONTRAST) > 0.95
+    pip_hsv = [cv2.cvtColor(np.uint8([[d.pip_bgr]]), cv2.COLOR_BGR2HSV)[0, 0] for d in dice]
+    red = [h for h, s, _ in pip_hsv if s > 120 and (h <= 5 or h >= 170)]
+    assert 0.25 < len(red) / len(dice) < 0.65  # red pips most often
+    marbled = sum(d.marble_bgr is not None for d in dice) / len(dice)
+    translucent = sum(d.translucent for d in dice) / len(dice)
+    assert 0.55 < marbled < 0.85 and 0.35 < translucent < 0.65
+    assert any(d.translucent and d.marble_bgr is not None for d in dice)

@@ -48,6 +48,7 @@ from vision.lab.face_samples import (
     FAINT_SEEDS,
     PRICE_SEEDS,
     PRINT_SEEDS,
+    SMOKY_SEEDS,
     TOWER_SEEDS,
     VARIED_SEEDS,
     Sample,
@@ -57,6 +58,7 @@ from vision.lab.face_samples import (
     faint_samples,
     print_samples,
     rendered_samples,
+    smoky_samples,
     tower_samples,
     varied_samples,
 )
@@ -71,6 +73,7 @@ VARIED = 600  # varied trays in the shipped model's samples
 FAINT = 200  # trays of faint pips in them
 TOWER = 0  # trays of a tower's few small dice: measured, dropped (vision-face-training.md)
 ANY_COLOUR = 400  # trays of dice of any colours in them (vision-face-training.md)
+SMOKY = 400  # trays of smoky and swirled dice with coloured pips (vision-face-training.md)
 # Pages of print in them: with the trays of any colours, 160 left a network taking print for
 # dice (vision-face-training.md).
 PRINT = 480
@@ -246,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--any-colour-marbled", type=float, default=ANY_MARBLED,
                         metavar="SHARE", help="the share of those dice marbled (default "
                         "%(default).2f)")
+    parser.add_argument("--smoky", type=int, default=SMOKY, metavar="N",
+                        help=f"add N trays of smoky and swirled dice with coloured pips (at "
+                        f"most {len(SMOKY_SEEDS)}; default {SMOKY})")
     parser.add_argument("--faint", type=int, default=FAINT, metavar="N",
                         help=f"add N trays of dice whose pips barely show (at most "
                         f"{len(FAINT_SEEDS)}; default {FAINT}, as the shipped model)")
@@ -295,6 +301,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--any-colour: 0 to {len(ANY_COLOUR_SEEDS)}")
     if not 0 <= args.any_colour_marbled <= 1 - ANY_TRANSLUCENT:
         parser.error(f"--any-colour-marbled: 0 to {1 - ANY_TRANSLUCENT:.2f}")
+    if not 0 <= args.smoky <= len(SMOKY_SEEDS):
+        parser.error(f"--smoky: 0 to {len(SMOKY_SEEDS)}")
     if not 0 <= args.print <= len(PRINT_SEEDS):
         parser.error(f"--print: 0 to {len(PRINT_SEEDS)}")
     if not 0 <= args.faint <= len(FAINT_SEEDS):
@@ -327,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
 
 #: The options that choose the samples (`collect`), which a file of samples keeps.
 SAMPLE_OPTIONS = ("dataset", "half", "leave_out", "finder", "varied", "tower", "any_colour",
-                  "any_colour_marbled", "faint", "faint_levels", "print", "dots", "cloths")
+                  "any_colour_marbled", "smoky", "faint", "faint_levels", "print", "dots", "cloths")
 
 
 def collect(args: argparse.Namespace, readers) -> list[Sample]:
@@ -347,6 +355,9 @@ def collect(args: argparse.Namespace, readers) -> list[Sample]:
         print(f"rendering {args.any_colour} trays of dice of any colours")
         samples += any_colour_samples(ANY_COLOUR_SEEDS[:args.any_colour], readers=readers,
                                       marbled=args.any_colour_marbled)
+    if args.smoky:
+        print(f"rendering {args.smoky} trays of smoky and swirled dice")
+        samples += smoky_samples(SMOKY_SEEDS[:args.smoky], readers=readers)
     if args.faint:
         print(f"rendering {args.faint} trays of dice whose pips barely show")
         samples += faint_samples(FAINT_SEEDS[:args.faint], readers=readers,

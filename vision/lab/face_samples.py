@@ -49,6 +49,7 @@ PRICE_SEEDS = range(230_000, 230_060)  # price lists: a leader's dots are no thr
 FAINT_SEEDS = range(240_000, 240_400)  # dice whose pips barely show (`faint_samples`)
 TOWER_SEEDS = range(250_000, 250_600)  # a tower's few small dice of every kind (`tower_samples`)
 ANY_COLOUR_SEEDS = range(260_000, 260_600)  # dice of any colours (`any_colour_tray`)
+SMOKY_SEEDS = range(270_000, 270_600)  # smoky and swirled dice, coloured pips (`smoky_tray`)
 FAINT_LEVELS = (6.0, 20.0)  # how far a faint die's pips lie from its body (levels of 255)
 NO_PIPS = np.zeros((0, 2), np.float32)
 
@@ -217,6 +218,14 @@ def any_colour_samples(seeds=ANY_COLOUR_SEEDS, readers: Readers | None = None,
     return varied_samples(seeds, readers, draw=functools.partial(any_colour_tray,
                                                                  marbled=marbled),
                           group="any colour")
+
+
+def smoky_samples(seeds=SMOKY_SEEDS, readers: Readers | None = None) -> list[Sample]:
+    """Smoky and swirled dice with coloured pips (`vision.lab.render_smoky.smoky_tray`), as
+    `varied_samples` cuts them."""
+    from vision.lab.render_smoky import smoky_tray
+
+    return varied_samples(seeds, readers, draw=smoky_tray, group="smoky")
 
 
 def tower_samples(seeds=TOWER_SEEDS, readers: Readers | None = None) -> list[Sample]:

@@ -12,6 +12,7 @@ count pips of any colour on any body.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import cv2
@@ -32,20 +33,26 @@ def _any_colour(rng: np.random.Generator) -> BGR:
     return tuple(float(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
 
 
-def _far_from(rng: np.random.Generator, other: BGR, distance: float) -> BGR:
-    """A colour at least ``distance`` (Lab) from ``other`` (the farthest of a few tries when
-    none is)."""
-    # The first colour drawn is never returned; it is drawn all the same, so that a seed
-    # gives the trays the measured networks learnt from.
-    best, best_gap = _any_colour(rng), -1.0
-    for _ in range(40):
-        colour = _any_colour(rng)
+def far_from(draw: Callable[[], BGR], other: BGR, distance: float, tries: int = 40) -> BGR:
+    """The first colour of ``tries`` drawn by ``draw()`` at least ``distance`` (Lab) from
+    ``other``, else the farthest of them."""
+    best, best_gap = other, -1.0
+    for _ in range(tries):
+        colour = draw()
         gap = float(np.linalg.norm(lab_of(colour) - lab_of(other)))
         if gap >= distance:
             return colour
         if gap > best_gap:
             best, best_gap = colour, gap
     return best
+
+
+def _far_from(rng: np.random.Generator, other: BGR, distance: float) -> BGR:
+    """A colour from anywhere at least ``distance`` (Lab) from ``other`` (`far_from`)."""
+    # The first colour drawn is never returned; it is drawn all the same, so that a seed
+    # gives the trays the measured networks learnt from.
+    _any_colour(rng)
+    return far_from(lambda: _any_colour(rng), other, distance)
 
 
 ANY_MARBLED = 1 / 3  # share of `any_colour_die`'s dice with a swirl through the body
