@@ -27,10 +27,15 @@ ANY_PIP_CONTRAST = 40.0
 ANY_MARBLE_CONTRAST = 30.0
 
 
+def from_hsv(h: float, s: float, v: float) -> BGR:
+    """The BGR colour of OpenCV's 8-bit HSV (hue 0-180, the others 0-255), rounded."""
+    hsv = np.uint8([[[round(h) % 180, round(s), round(v)]]])
+    return tuple(float(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+
+
 def _any_colour(rng: np.random.Generator) -> BGR:
     """A colour from anywhere: any hue, any saturation, dark to light."""
-    hsv = np.uint8([[[rng.integers(0, 180), rng.integers(0, 256), rng.integers(25, 250)]]])
-    return tuple(float(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+    return from_hsv(rng.integers(0, 180), rng.integers(0, 256), rng.integers(25, 250))
 
 
 def far_from(draw: Callable[[], BGR], other: BGR, distance: float, tries: int = 40) -> BGR:

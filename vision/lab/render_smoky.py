@@ -15,32 +15,27 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import cv2
 import numpy as np
 
-from vision.lab.render_any_colour import far_from
+from vision.lab.render_any_colour import far_from, from_hsv
 from vision.lab.render_specs import BGR, DieSpec, TraySpec
 from vision.lab.render_varied import varied_tray
 
 SMOKY_TRANSLUCENT = 0.5  # share of the bodies seen through
-SMOKY_SWIRLED = 0.7  # ... and of those swirled with a lighter (or, now and then, darker) colour
-SMOKY_BRIGHT = 0.25  # ... of bodies of a lighter, saturated hue (blue, teal) where most are dark
+SMOKY_SWIRLED = 0.7  # ... swirled (apart from being seen through or not)
+SWIRL_LIGHT = 0.8  # ... of the swirls white or pale grey, the others black
+SMOKY_BRIGHT = 0.25  # ... of the bodies a lighter, saturated blue or teal, the others dark
 # Pip hues (OpenCV's 0-180) and how often: red most, as the sets seen in bars.
 PIP_HUES = {0: 0.35, 8: 0.15, 22: 0.15, 60: 0.1, 110: 0.05, 170: 0.1}
 PIP_WHITE = 0.1  # ... the rest of the pips gold-white or white
 SMOKY_PIP_CONTRAST = 30.0  # Lab distance of the pips from the body, at least
 
 
-def _hsv(h: float, s: float, v: float) -> BGR:
-    bgr = cv2.cvtColor(np.uint8([[[round(h) % 180, round(s), round(v)]]]), cv2.COLOR_HSV2BGR)
-    return tuple(float(c) for c in bgr[0, 0])
-
-
 def _body(rng: np.random.Generator) -> BGR:
     """A dark smoky body of any hue, or a lighter saturated blue or teal one."""
     if rng.random() < SMOKY_BRIGHT:
-        return _hsv(rng.uniform(85, 110), rng.uniform(120, 230), rng.uniform(120, 210))
-    return _hsv(rng.uniform(0, 180), rng.uniform(0, 120), rng.uniform(35, 110))
+        return from_hsv(rng.uniform(85, 110), rng.uniform(120, 230), rng.uniform(120, 210))
+    return from_hsv(rng.uniform(0, 180), rng.uniform(0, 120), rng.uniform(35, 110))
 
 
 def _pips(rng: np.random.Generator, body: BGR) -> BGR:
@@ -52,18 +47,18 @@ def _pips(rng: np.random.Generator, body: BGR) -> BGR:
     def paint() -> BGR:
         draw = rng.random()
         if draw >= shares[-1]:
-            return _hsv(25, rng.uniform(0, 60), rng.uniform(215, 250))
+            return from_hsv(25, rng.uniform(0, 60), rng.uniform(215, 250))
         hue = hues[int(np.searchsorted(shares, draw, side="right"))]
-        return _hsv(hue + rng.uniform(-4, 4), rng.uniform(150, 255), rng.uniform(150, 250))
+        return from_hsv(hue + rng.uniform(-4, 4), rng.uniform(150, 255), rng.uniform(150, 250))
 
     return far_from(paint, body, SMOKY_PIP_CONTRAST, tries=20)
 
 
 def _swirl(rng: np.random.Generator) -> BGR:
     """A swirl's colour: white or a pale grey most often, now and then black."""
-    if rng.random() < 0.8:
-        return _hsv(rng.uniform(0, 180), rng.uniform(0, 40), rng.uniform(180, 245))
-    return _hsv(0, 0, rng.uniform(15, 40))
+    if rng.random() < SWIRL_LIGHT:
+        return from_hsv(rng.uniform(0, 180), rng.uniform(0, 40), rng.uniform(180, 245))
+    return from_hsv(0, 0, rng.uniform(15, 40))
 
 
 def smoky_die(die: DieSpec, rng: np.random.Generator) -> DieSpec:
