@@ -20,7 +20,7 @@ from calibration.controls import light_knobs
 from calibration.report import Reporter
 from calibration.session import Settings, calibrate_live
 from calibration.sources import LiveThrows, SimulatedTable, still_image
-from calibration.tray import lightness
+from calibration.tray import TOO_DIM, lightness
 from firmware_host.camera import CameraError
 from firmware_host.cli import main
 from firmware_host.simulation.camera import SimulatedCamera
@@ -63,6 +63,22 @@ def test_light_step_brings_a_dim_tray_up() -> None:
     assert outcome.light["ring"] > 0 or outcome.light["ExposureTime"] > REFERENCE_EXPOSURE
     assert outcome.empty is not None and lightness(outcome.empty) > before + 10
     assert outcome.check.with_profile.read == 3
+
+
+def test_a_dark_floor_under_the_light_that_reads_best_is_kept() -> None:
+    # Glossy ivory dice on slate read best at half the exposure, where the floor is darker
+    # than a dim bar's; the dice read there, so the light is kept and the darkness only said.
+    tray = SimulatedTray(seed=3, colours="ivory/black", floor="slate", gloss=1.5)
+    camera = SimulatedCamera(tray)
+    camera.open()
+    out = io.StringIO()
+    outcome = calibrate_live(LiveThrows(camera, SimulatedTable(tray, 3)),
+                             Settings(expect=3, throws=2, checks=1),
+                             light_knobs(camera, tray.set_ring, tray.ring),
+                             Reporter(out=out, bars=False))
+    assert outcome.empty is not None and lightness(outcome.empty) < TOO_DIM
+    assert "the empty tray is dark" in out.getvalue() and "but the dice read" in out.getvalue()
+    assert outcome.passed and outcome.check.with_profile.read == 3
 
 
 def test_simulated_camera_answers_exposure_gain_and_ring() -> None:
