@@ -256,6 +256,34 @@ def test_bench_tower_reports_every_figure(capsys: pytest.CaptureFixture[str]) ->
     assert main(["bench", "tower", "--throws", "3"]) == 2
 
 
+def test_bench_tower_shows_each_misread_and_keeps_its_frame(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # A reader that sees every pip face one higher than it is: every throw it passes is a
+    # misread, and each one is listed and its frame kept.
+    from dataclasses import replace
+
+    import firmware_host.controller.controller as controller_module
+
+    real = controller_module.read_dice
+
+    def one_off(*args: object, **kwargs: object) -> list:
+        return [replace(d, value=d.value % 6 + 1) if d.value is not None else d
+                for d in real(*args, **kwargs)]
+
+    monkeypatch.setattr(controller_module, "read_dice", one_off)
+    frames = tmp_path / "misread"
+    assert main(["bench", "tower", "--throws", "10", "--json", "--fps", "30",
+                 "--misread-frames", str(frames)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["misread"] > 0 and len(result["misreads"]) == result["misread"]
+    assert all(m.startswith("accepted [") and "the tray holds" in m for m in result["misreads"])
+    assert len(list(frames.glob("misread-*.png"))) == result["misread"]
+    (tmp_path / "file").write_text("")
+    assert main(["bench", "tower", "--misread-frames", str(tmp_path / "file")]) == 2
+    assert "is not a folder" in capsys.readouterr().err
+
+
 def test_make_demo_is_the_demo_command() -> None:
     makefile = (Path(__file__).resolve().parent.parent / "Makefile").read_text()
     assert "dicetower demo" in makefile.split("demo: $(STAMP)", 1)[1].split("\n\n", 1)[0]

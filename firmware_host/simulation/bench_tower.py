@@ -52,6 +52,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--scene", choices=("classic", "varied"), default="classic",
                         help="the simulated tray's look: classic (default) or varied (other "
                              "dice, floor, light and camera at every throw)")
+    parser.add_argument("--misread-frames", type=Path, default=None, metavar="DIR",
+                        help="write the frame of every misread throw into DIR (PNG)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=_run)
 
@@ -75,9 +77,11 @@ class _Watch:
 
 def run_benchmark(throws: int = 200, preset: str = "tim-11", seed: int = 11,
                   fps: float = 15.0, progress: bool = False,
-                  jpeg: int | None = None, scene: str = "classic") -> dict[str, Any]:
+                  jpeg: int | None = None, scene: str = "classic",
+                  misread_frames: Path | None = None) -> dict[str, Any]:
     """Play ``throws`` throws on the ``scene`` ("classic" or "varied") of the simulated tray;
-    return the figures (delays in milliseconds)."""
+    return the figures (delays in milliseconds). ``misread_frames``: a folder that gets the
+    frame of every misread throw (``misread-N.png``)."""
     # The tower (OpenCV, the renderer, Flask): loaded when the benchmark runs, not when the
     # command line starts.
     from firmware_host.simulation.camera import SimulatedCamera
@@ -91,6 +95,8 @@ def run_benchmark(throws: int = 200, preset: str = "tim-11", seed: int = 11,
         assert isinstance(demo.camera, SimulatedCamera)
         demo.camera.fps = fps
         demo.tray.jpeg_quality = jpeg
+        if misread_frames is not None:
+            demo.on_misread = lambda frame, what: _keep_frame(misread_frames, frame)
         camera = demo.camera
         read = camera.read
         # The SSE client notes arrivals on perf_counter; the camera paces on monotonic.
@@ -137,6 +143,7 @@ def run_benchmark(throws: int = 200, preset: str = "tim-11", seed: int = 11,
         "read_ok": summary.throws - summary.misread,
         "refused": dict(sorted(summary.rethrow_reasons.items())),
         "misread": summary.misread,
+        "misreads": list(summary.misreads),
         "cocked_accepted": summary.cocked_accepted,
         "hand_accepted": summary.hand_accepted,
         "outside_accepted": summary.outside_accepted,
@@ -153,6 +160,15 @@ def run_benchmark(throws: int = 200, preset: str = "tim-11", seed: int = 11,
         "seed": seed,
         "scene": scene,
     }
+
+
+def _keep_frame(folder: Path, frame: Any) -> None:
+    """The frame of a misread throw, as the next ``misread-N.png`` in ``folder``."""
+    import cv2
+
+    folder.mkdir(parents=True, exist_ok=True)
+    number = len(list(folder.glob("misread-*.png"))) + 1
+    cv2.imwrite(str(folder / f"misread-{number}.png"), frame.image)
 
 
 def _note_settle(watch: _Watch, demo: Any, outcome: Any) -> None:
@@ -190,8 +206,14 @@ def _run(args: argparse.Namespace) -> int:
     if args.jpeg is not None and not 1 <= args.jpeg <= 100:
         print("dicetower bench tower: --jpeg must be from 1 to 100", file=sys.stderr)
         return 2
+    if args.misread_frames is not None and args.misread_frames.exists() \
+            and not args.misread_frames.is_dir():
+        print(f"dicetower bench tower: --misread-frames {args.misread_frames} is not a folder",
+              file=sys.stderr)
+        return 2
     result = run_benchmark(args.throws, args.preset, args.seed, args.fps,
-                           progress=not args.json, jpeg=args.jpeg, scene=args.scene)
+                           progress=not args.json, jpeg=args.jpeg, scene=args.scene,
+                           misread_frames=args.misread_frames)
     if args.json:
         print(json.dumps(result))
         return 0
@@ -205,6 +227,8 @@ def _run(args: argparse.Namespace) -> int:
           f"{result['misread']}, cocked accepted {result['cocked_accepted']}, "
           f"with a hand in the tray {result['hand_accepted']}, "
           f"with a die out of it {result['outside_accepted']}")
+    for what in result["misreads"]:
+        print(f"  misread: {what}")
     print("refused: " + (", ".join(f"{k} {v}" for k, v in result["refused"].items())
                          or "none"))
     print(f"clean throws accepted at their first settle: "

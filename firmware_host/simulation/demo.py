@@ -78,6 +78,7 @@ class DemoSummary:
     rethrows: int = 0
     rethrow_reasons: dict[str, int] = field(default_factory=dict)
     misread: int = 0
+    misreads: list[str] = field(default_factory=list)  # what each misread accepted and held
     cocked_accepted: int = 0  # right faces, but a die lay cocked and the tower did not see it
     hand_accepted: int = 0  # right faces, read while a hand lay in the tray or dice moved
     outside_accepted: int = 0  # right faces, with a die out of the tray the tower let pass
@@ -89,6 +90,7 @@ class DemoSummary:
     def to_json(self) -> dict[str, Any]:
         return {"games": self.games, "throws": self.throws, "rethrows": self.rethrows,
                 "rethrow_reasons": dict(self.rethrow_reasons), "misread": self.misread,
+                "misreads": list(self.misreads),
                 "cocked_accepted": self.cocked_accepted, "hand_accepted": self.hand_accepted,
                 "outside_accepted": self.outside_accepted,
                 "tokens_conserved": self.tokens_conserved, "resumed": self.resumed,
@@ -101,6 +103,8 @@ class Demo:
     def __init__(self, options: DemoOptions, say: Callable[[str], None] = print) -> None:
         self.options = options
         self.say = say
+        # Called with the frame and a line for every misread (a benchmark keeps the frames).
+        self.on_misread: Callable[[Frame, str], None] | None = None
         self.summary = DemoSummary()
         self.tray = SimulatedTray(seed=options.seed, scene=options.scene)
         self.camera = SimulatedCamera(self.tray, realtime=not options.fast)
@@ -326,8 +330,12 @@ class Demo:
         kept_count = len(event.get("keep", []))
         if rolled != truth.faces("roll") or kept_count != len(truth.faces("keep")):
             self.summary.misread += 1
-            self.say(f"  ✗ misread: accepted {rolled}, the tray holds "
-                     f"{truth.faces('roll')} + kept {truth.faces('keep')}")
+            what = (f"accepted {rolled}, the tray holds {truth.faces('roll')} + kept "
+                    f"{truth.faces('keep')}")
+            self.summary.misreads.append(what)
+            self.say(f"  ✗ misread: {what}")
+            if self.on_misread is not None:
+                self.on_misread(frame, what)
         elif any(d.leaning for d in truth.dice):
             self.summary.cocked_accepted += 1
             self.say("  ! accepted with a cocked die the camera did not see as cocked")
