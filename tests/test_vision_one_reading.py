@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from vision.detect import Candidate
+from vision.every_way import read_every_way
 from vision.scene_reading import OFF_CENTRE, Found, one_reading_per_die
 from vision.types import Die
 
@@ -62,3 +64,42 @@ def test_readings_of_other_dice_are_kept_apart() -> None:
     b = _found(None, (100.0 + 2 * SIDE, 100.0), "found")
     kept = one_reading_per_die([b, a], SIDE)
     assert _values(kept) == [1, None]
+
+
+def _beliefs(value: int, sure: float) -> np.ndarray:
+    probs = np.full(7, (1.0 - sure) / 6, np.float32)
+    probs[value] = sure
+    return probs
+
+
+class _SureEveryWay:
+    """A face network that gives every patch, every way turned, what it gave the patch read."""
+
+    def __init__(self, probs: np.ndarray) -> None:
+        self.probs = probs
+
+    def probabilities(self, patches: list[np.ndarray]) -> np.ndarray:
+        return np.tile(self.probs, (len(patches), 1))
+
+
+@pytest.mark.parametrize(("whole", "sure", "expected"), [
+    (6, 0.95, None),  # the die cut whole is a six to the network: the three is in doubt
+    (6, 0.85, 3),     # ... not sure enough to doubt it
+    (3, 0.95, 3),     # the same face both ways
+])
+def test_a_face_read_on_a_pip_cluster_that_the_whole_die_denies_is_unsure(
+        whole: int, sure: float, expected: int | None) -> None:
+    # A six under glare: one column of its pips, cut around, is a three to the network, and
+    # so to the colour reader; the finder's spot on the whole die is a six the pip readers
+    # could not settle.
+    spot = _found(None, (100.0, 100.0), "found")
+    spot.probs = _beliefs(whole, sure)
+    column = _found(3, (100.0 + 0.3 * SIDE, 100.0), "pips", 0.98)
+    column.probs = _beliefs(3, 0.98)
+    column.patch = np.zeros((32, 32, 3), np.uint8)
+    kept = one_reading_per_die([spot, column], SIDE)
+    assert _values(kept) == [expected]
+    # The network, sure of a three on every view of the cluster's patch, does not settle it.
+    kept = read_every_way(kept, _SureEveryWay(column.probs))
+    assert _values(kept) == [expected]
+    assert kept[0].contested == (expected is None)

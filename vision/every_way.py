@@ -18,7 +18,7 @@ from vision.combined import EVERY_WAY, FEW_PIPS, NET_DOUBT, no_face_every_way, o
 from vision.face import read_face
 from vision.face_net import FaceReader
 from vision.pips import read_pips
-from vision.scene_reading import NET_NO_FACE, Found, doubted
+from vision.scene_reading import NET_NO_FACE, Found
 from vision.straightening import PATCH_SIDE
 
 
@@ -73,7 +73,7 @@ def steady(found: list[Found], net: FaceReader, polarity: str | None = None) -> 
         if best != value and mean[best] > mean[value] and not (
                 value > FEW_PIPS and mean[value] >= NET_DOUBT
                 and _pip_readers_read(f.patch, value, polarity)):
-            f.die = doubted(f.die, alternatives=(value, best))
+            f.doubt(alternatives=(value, best))
     return found
 
 
@@ -94,11 +94,13 @@ def read_every_way(found: list[Found], net: FaceReader) -> list[Found]:
     The pip readers set aside a face they cannot place on a grid (marbled, translucent or
     dark dice, pips in shade); the network's word alone then stands where no turn or mirror
     of the photo could change it (the rule `steady` holds every read die to), not on one view.
+    Not a die another look put in doubt (`Found.contested`): two readings of it disagree, and
+    the network's word on one of them settles nothing.
     Only a die the network is that sure of as cut is turned: one pass of the network for
     all their seven other views.
     """
     likely = [f for f in found if f.die.value is None and f.die.reason == "not a pip face"
-              and f.patch is not None and f.probs is not None
+              and not f.contested and f.patch is not None and f.probs is not None
               and int(np.argmax(f.probs)) >= EVERY_WAY_LEAST
               and float(f.probs.max()) >= EVERY_WAY_SURE]
     if not likely:

@@ -146,6 +146,13 @@ class Found:
     no_face: float = 0.0  # the face network's belief that no die face is there, as cut
     patch: np.ndarray | None = None  # the straightened patch read
     probs: np.ndarray | None = None  # the face network's beliefs on the patch as cut
+    # The face network sees another face on another cut of this die (`_network_differs`):
+    # its word on this cut settles nothing (`vision.every_way.read_every_way`).
+    contested: bool = False
+
+    def doubt(self, alternatives: tuple[int, ...] = ()) -> None:
+        """Leave this die unsure: another look at it put its value in doubt."""
+        self.die = doubted(self.die, alternatives)
 
 
 def read_scene(scene: Scene) -> list[Found]:
@@ -180,7 +187,7 @@ def read_scene(scene: Scene) -> list[Found]:
                         or item)
             elif (item is not None and not scene.sized
                   and _part_of_larger(scene.source, item, view, net)):
-                item.die = doubted(item.die)
+                item.doubt()
             if item is not None:
                 found.append(item)
     # A region read whole and split is two dice when two of its parts read: its reading as
@@ -197,10 +204,12 @@ def one_reading_per_die(found: list[Found], side: float) -> list[Found]:
     """The readings of a scene, one per die: read dice first (surest first), then unsure ones.
 
     Two readings of one die that disagree make it unsure: one of them is of a side face or a
-    neighbour. So does a one read from a pip cluster that lies off the centre of a die the
-    finder found there and could not read (by more than OFF_CENTRE of a die ``side``): a
-    one's pip lies in the middle of its die, so this pip is one of another face's (a two's or
-    a three's, which the readers could not settle as a whole)."""
+    neighbour. So does the face network seeing another face on the die cut whole than on one
+    of its pip clusters (`_network_differs`; the die is then `Found.contested`), and a one
+    read from a pip cluster that lies off the centre of a die the finder found there and
+    could not read (by more than OFF_CENTRE of a die ``side``): a one's pip lies in the
+    middle of its die, so this pip is one of another face's (a two's or a three's, which the
+    readers could not settle as a whole)."""
     kept: list[Found] = []
     for item in sorted(found, key=lambda f: f.rank):
         same = [k for k in kept if same_die(item.center, k, side)]
@@ -208,9 +217,25 @@ def one_reading_per_die(found: list[Found], side: float) -> list[Found]:
             kept.append(item)
             continue
         first = same[0]
-        if first.die.value is not None and _contradicts(first, item, side):
-            first.die = doubted(first.die)
+        if _network_differs(first, item):
+            first.contested = True
+            if first.die.value is not None:
+                first.doubt()
+        elif first.die.value is not None and _contradicts(first, item, side):
+            first.doubt()
     return kept
+
+
+def _network_differs(part: Found, whole: Found) -> bool:
+    """Whether the face network, NET_SURE sure, sees another face on a whole cut of a die
+    (its finder's spot, its region) than on the cut around one of its pip clusters. A pip
+    cluster may be part of a face: a column of a six's pips, the rest lost in glare, is a
+    three to the network cut around it, and a six cut whole."""
+    if part.cand.source != "pips" or whole.cand.source == "pips" or part.probs is None \
+            or whole.probs is None:
+        return False
+    seen, other = int(np.argmax(part.probs)), int(np.argmax(whole.probs))
+    return 0 not in (seen, other) and seen != other and whole.probs[other] >= NET_SURE
 
 
 def _contradicts(read: Found, other: Found, side: float) -> bool:
