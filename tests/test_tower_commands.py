@@ -274,13 +274,13 @@ def test_bench_tower_shows_each_misread_and_keeps_its_frame(
     monkeypatch.setattr(controller_module, "read_dice", one_off)
     frames = tmp_path / "misread"
     assert main(["bench", "tower", "--throws", "10", "--json", "--fps", "30",
-                 "--misread-frames", str(frames)]) == 0
+                 "--keep-frames", str(frames)]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["misread"] > 0 and len(result["misreads"]) == result["misread"]
     assert all(m.startswith("accepted [") and "the tray holds" in m for m in result["misreads"])
     assert len(list(frames.glob("misread-*.png"))) == result["misread"]
     (tmp_path / "file").write_text("")
-    assert main(["bench", "tower", "--misread-frames", str(tmp_path / "file")]) == 2
+    assert main(["bench", "tower", "--keep-frames", str(tmp_path / "file")]) == 2
     assert "is not a folder" in capsys.readouterr().err
 
 

@@ -52,8 +52,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--scene", choices=("classic", "varied"), default="classic",
                         help="the simulated tray's look: classic (default) or varied (other "
                              "dice, floor, light and camera at every throw)")
-    parser.add_argument("--misread-frames", type=Path, default=None, metavar="DIR",
-                        help="write the frame of every misread throw into DIR (PNG)")
+    parser.add_argument("--keep-frames", type=Path, default=None, metavar="DIR",
+                        help="write into DIR the frame of every throw misread "
+                             "(misread-N.png) or accepted with a cocked die (cocked-N.png)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=_run)
 
@@ -78,10 +79,11 @@ class _Watch:
 def run_benchmark(throws: int = 200, preset: str = "tim-11", seed: int = 11,
                   fps: float = 15.0, progress: bool = False,
                   jpeg: int | None = None, scene: str = "classic",
-                  misread_frames: Path | None = None) -> dict[str, Any]:
+                  keep_frames: Path | None = None) -> dict[str, Any]:
     """Play ``throws`` throws on the ``scene`` ("classic" or "varied") of the simulated tray;
-    return the figures (delays in milliseconds). ``misread_frames``: a folder that gets the
-    frame of every misread throw (``misread-N.png``)."""
+    return the figures (delays in milliseconds). ``keep_frames``: a folder that gets the
+    frame of every throw misread (``misread-N.png``) or accepted with a cocked die
+    (``cocked-N.png``)."""
     # The tower (OpenCV, the renderer, Flask): loaded when the benchmark runs, not when the
     # command line starts.
     from firmware_host.simulation.camera import SimulatedCamera
@@ -95,8 +97,8 @@ def run_benchmark(throws: int = 200, preset: str = "tim-11", seed: int = 11,
         assert isinstance(demo.camera, SimulatedCamera)
         demo.camera.fps = fps
         demo.tray.jpeg_quality = jpeg
-        if misread_frames is not None:
-            demo.on_misread = lambda frame, what: _keep_frame(misread_frames, frame)
+        if keep_frames is not None:
+            demo.on_wrong = lambda frame, kind, what: _keep_frame(keep_frames, kind, frame)
         camera = demo.camera
         read = camera.read
         # The SSE client notes arrivals on perf_counter; the camera paces on monotonic.
@@ -162,13 +164,13 @@ def run_benchmark(throws: int = 200, preset: str = "tim-11", seed: int = 11,
     }
 
 
-def _keep_frame(folder: Path, frame: Any) -> None:
-    """The frame of a misread throw, as the next ``misread-N.png`` in ``folder``."""
+def _keep_frame(folder: Path, kind: str, frame: Any) -> None:
+    """The frame of a throw accepted wrong, as the next ``KIND-N.png`` in ``folder``."""
     import cv2
 
     folder.mkdir(parents=True, exist_ok=True)
-    number = len(list(folder.glob("misread-*.png"))) + 1
-    cv2.imwrite(str(folder / f"misread-{number}.png"), frame.image)
+    number = len(list(folder.glob(f"{kind}-*.png"))) + 1
+    cv2.imwrite(str(folder / f"{kind}-{number}.png"), frame.image)
 
 
 def _note_settle(watch: _Watch, demo: Any, outcome: Any) -> None:
@@ -206,14 +208,14 @@ def _run(args: argparse.Namespace) -> int:
     if args.jpeg is not None and not 1 <= args.jpeg <= 100:
         print("dicetower bench tower: --jpeg must be from 1 to 100", file=sys.stderr)
         return 2
-    if args.misread_frames is not None and args.misread_frames.exists() \
-            and not args.misread_frames.is_dir():
-        print(f"dicetower bench tower: --misread-frames {args.misread_frames} is not a folder",
+    if args.keep_frames is not None and args.keep_frames.exists() \
+            and not args.keep_frames.is_dir():
+        print(f"dicetower bench tower: --keep-frames {args.keep_frames} is not a folder",
               file=sys.stderr)
         return 2
     result = run_benchmark(args.throws, args.preset, args.seed, args.fps,
                            progress=not args.json, jpeg=args.jpeg, scene=args.scene,
-                           misread_frames=args.misread_frames)
+                           keep_frames=args.keep_frames)
     if args.json:
         print(json.dumps(result))
         return 0

@@ -103,8 +103,9 @@ class Demo:
     def __init__(self, options: DemoOptions, say: Callable[[str], None] = print) -> None:
         self.options = options
         self.say = say
-        # Called with the frame and a line for every misread (a benchmark keeps the frames).
-        self.on_misread: Callable[[Frame, str], None] | None = None
+        # Called with the frame, "misread" or "cocked" and a line for every throw accepted
+        # wrong (a benchmark keeps the frames).
+        self.on_wrong: Callable[[Frame, str, str], None] | None = None
         self.summary = DemoSummary()
         self.tray = SimulatedTray(seed=options.seed, scene=options.scene)
         self.camera = SimulatedCamera(self.tray, realtime=not options.fast)
@@ -334,11 +335,13 @@ class Demo:
                     f"{truth.faces('keep')}")
             self.summary.misreads.append(what)
             self.say(f"  ✗ misread: {what}")
-            if self.on_misread is not None:
-                self.on_misread(frame, what)
+            if self.on_wrong is not None:
+                self.on_wrong(frame, "misread", what)
         elif any(d.leaning for d in truth.dice):
             self.summary.cocked_accepted += 1
             self.say("  ! accepted with a cocked die the camera did not see as cocked")
+            if self.on_wrong is not None:
+                self.on_wrong(frame, "cocked", f"accepted {rolled} with a cocked die")
         elif truth.hand or truth.moving:
             self.summary.hand_accepted += 1
             self.say("  ! accepted while a hand was in the tray")
