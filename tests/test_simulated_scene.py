@@ -108,11 +108,15 @@ _ONE = PlacedDie(1, (210.0, 100.0), 0.0, "roll")
 def test_a_throw_accepted_from_a_tray_not_clean_is_counted_by_what_was_wrong(
         truth: TrayTruth, counter: str | None) -> None:
     said: list[str] = []
+    wrong: list[tuple[str, str]] = []  # what a benchmark keeps the frames of
     demo = SimpleNamespace(table=SimpleNamespace(last=SimpleNamespace(kind="throw")),
-                           summary=DemoSummary(), say=said.append)
+                           summary=DemoSummary(), say=said.append,
+                           on_wrong=lambda frame, kind, what: wrong.append((kind, what)))
     Demo._check_accepted(demo, SimpleNamespace(truth=truth),  # type: ignore[arg-type]
                          {"type": "throw", "faces": [1, 2, 4]})
     counts = {key: value for key, value in demo.summary.to_json().items()
               if key.endswith("_accepted") and value}
     assert counts == ({counter: 1} if counter else {})
     assert demo.summary.misread == 0 and len(said) == (1 if counter else 0)
+    assert wrong == ([("cocked", "accepted [1, 2, 4] with a cocked die")]
+                     if counter == "cocked_accepted" else [])
