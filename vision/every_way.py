@@ -94,8 +94,8 @@ def read_every_way(found: list[Found], net: FaceReader) -> list[Found]:
     The pip readers set aside a face they cannot place on a grid (marbled, translucent or
     dark dice, pips in shade); the network's word alone then stands where no turn or mirror
     of the photo could change it (the rule `steady` holds every read die to), not on one view.
-    Not a die another look put in doubt (`Found.contested`): two readings of it disagree, and
-    the network's word on one of them settles nothing.
+    Not a die the network itself contests (`Found.contested`): on a whole cut of the die it
+    sees another face than on this cut, so its word on this one settles nothing.
     Only a die the network is that sure of as cut is turned: one pass of the network for
     all their seven other views.
     """
