@@ -361,15 +361,14 @@ def calibrate_live(live: LiveThrows, settings: Settings, knobs: list[Knob] | Non
         # The empty tray again, under the light chosen: the floor is compared with it.
         live.table.clear()
         empty = tray_step.median_image(live.empty_frames())
-        if best.read:
-            # The sweep read dice under this light: a dark floor (slate, black felt, a dim
-            # bar under bright dice) is the floor's colour, not a reason to refuse the light
-            # that reads the dice best.
-            if tray_step.lightness(empty) < tray_step.TOO_DIM:
-                ui.say(f"  the empty tray is dark (lightness {tray_step.lightness(empty):.0f}"
-                       " of 255), but the dice read under this light")
-        else:
+        # Where the sweep read dice under this light, a dark floor (slate, black felt, a dim
+        # bar under bright dice) is the floor's colour, not a reason to refuse the light that
+        # reads the dice best.
+        if not best.read:
             tray_step.check_light(empty, "the empty tray under the light chosen")
+        elif (level := tray_step.lightness(empty)) < tray_step.TOO_DIM:
+            ui.say(f"  the empty tray is dark (lightness {level:.0f} of 255), but the dice "
+                   "read under this light")
         base.use_empty_tray(empty)
     else:
         tray_step.check_light(empty, "the empty tray")

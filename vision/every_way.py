@@ -18,7 +18,7 @@ from vision.combined import EVERY_WAY, FEW_PIPS, NET_DOUBT, no_face_every_way, o
 from vision.face import read_face
 from vision.face_net import FaceReader
 from vision.pips import read_pips
-from vision.scene_reading import NET_NO_FACE, Found
+from vision.scene_reading import NET_NO_FACE, Found, doubted
 from vision.straightening import PATCH_SIDE
 
 
@@ -73,7 +73,7 @@ def steady(found: list[Found], net: FaceReader, polarity: str | None = None) -> 
         if best != value and mean[best] > mean[value] and not (
                 value > FEW_PIPS and mean[value] >= NET_DOUBT
                 and _pip_readers_read(f.patch, value, polarity)):
-            f.doubt(alternatives=(value, best))
+            f.die = doubted(f.die, alternatives=(value, best))
     return found
 
 

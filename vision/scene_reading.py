@@ -150,10 +150,6 @@ class Found:
     # its word on this cut settles nothing (`vision.every_way.read_every_way`).
     contested: bool = False
 
-    def doubt(self, alternatives: tuple[int, ...] = ()) -> None:
-        """Leave this die unsure: another look at it put its value in doubt."""
-        self.die = doubted(self.die, alternatives)
-
 
 def read_scene(scene: Scene) -> list[Found]:
     """One reading per die of a prepared scene (working pixels), blanks included."""
@@ -187,7 +183,7 @@ def read_scene(scene: Scene) -> list[Found]:
                         or item)
             elif (item is not None and not scene.sized
                   and _part_of_larger(scene.source, item, view, net)):
-                item.doubt()
+                item.die = doubted(item.die)
             if item is not None:
                 found.append(item)
     # A region read whole and split is two dice when two of its parts read: its reading as
@@ -220,9 +216,9 @@ def one_reading_per_die(found: list[Found], side: float) -> list[Found]:
         if _network_differs(first, item):
             first.contested = True
             if first.die.value is not None:
-                first.doubt()
+                first.die = doubted(first.die)
         elif first.die.value is not None and _contradicts(first, item, side):
-            first.doubt()
+            first.die = doubted(first.die)
     return kept
 
 

@@ -77,7 +77,6 @@ class DemoSummary:
     throws: int = 0
     rethrows: int = 0
     rethrow_reasons: dict[str, int] = field(default_factory=dict)
-    misread: int = 0
     misreads: list[str] = field(default_factory=list)  # what each misread accepted and held
     cocked_accepted: int = 0  # right faces, but a die lay cocked and the tower did not see it
     hand_accepted: int = 0  # right faces, read while a hand lay in the tray or dice moved
@@ -86,6 +85,11 @@ class DemoSummary:
     resumed: bool = False
     jams: int = 0
     confirmed: int = 0
+
+    @property
+    def misread(self) -> int:
+        """Throws accepted with other faces than the tray's (and 4D squares taken wrong)."""
+        return len(self.misreads)
 
     def to_json(self) -> dict[str, Any]:
         return {"games": self.games, "throws": self.throws, "rethrows": self.rethrows,
@@ -274,10 +278,9 @@ class Demo:
         table = facing(*want)
         shown = next_square(view)
         if shown != table:
-            self.summary.misread += 1
             what = "took" if taken else "refused"
-            self.say(f"  ✗ misread ({what}): the table shows {want[0]} with position "
-                     f"{want[1]} before the next player ({table}), the tower {shown}")
+            self._misread(f"({what}) the table shows {want[0]} with position {want[1]} "
+                          f"before the next player ({table}), the tower {shown}")
         elif taken:
             self.table.align(view)
 
@@ -321,6 +324,13 @@ class Demo:
 
     # ------------------------------------------------------------------ honesty checks
 
+    def _misread(self, what: str, frame: Frame | None = None) -> None:
+        """One misread: counted, said, and its frame (if any) handed to `on_wrong`."""
+        self.summary.misreads.append(what)
+        self.say(f"  ✗ misread: {what}")
+        if frame is not None and self.on_wrong is not None:
+            self.on_wrong(frame, "misread", what)
+
     def _check_accepted(self, frame: Frame, event: dict[str, Any]) -> None:
         truth = frame.truth
         if truth is None or event.get("type") != "throw" or self.table.last is None:
@@ -330,13 +340,8 @@ class Demo:
         rolled = sorted(event.get("faces", []))
         kept_count = len(event.get("keep", []))
         if rolled != truth.faces("roll") or kept_count != len(truth.faces("keep")):
-            self.summary.misread += 1
-            what = (f"accepted {rolled}, the tray holds {truth.faces('roll')} + kept "
-                    f"{truth.faces('keep')}")
-            self.summary.misreads.append(what)
-            self.say(f"  ✗ misread: {what}")
-            if self.on_wrong is not None:
-                self.on_wrong(frame, "misread", what)
+            self._misread(f"accepted {rolled}, the tray holds {truth.faces('roll')} + kept "
+                          f"{truth.faces('keep')}", frame)
         elif any(d.leaning for d in truth.dice):
             self.summary.cocked_accepted += 1
             self.say("  ! accepted with a cocked die the camera did not see as cocked")
